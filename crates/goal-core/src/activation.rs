@@ -1,0 +1,222 @@
+//! Manual activation. Only an explicit `/goal ...`, an explicit activation
+//! phrase, or the host's own explicit-objective prompt (Copilot CLI turns
+//! `/goal X` into its autopilot prompt) opens a goal; an ordinary request never
+//! does. Continuation happens only on an explicit continue prompt.
+
+/// What a user prompt asks of the goal system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Intent {
+    /// An ordinary prompt: no goal action.
+    None,
+    /// Open (or continue, when the objective is the same) a goal.
+    Open {
+        objective: String,
+        kind: &'static str,
+    },
+    /// Load one unambiguous same-directory goal, optionally naming a goal id or session.
+    Continue { target: Option<String> },
+    /// Show the goal.
+    Show,
+    /// Cancel the goal, with the user's reason.
+    Cancel { reason: Option<String> },
+    /// Pause: blocked, resumable.
+    Pause { reason: Option<String> },
+}
+
+/// The first line of Copilot CLI's autopilot prompt (seen in 1.0.102).
+const AUTOPILOT_MARKER: &str = "explicit autopilot objective";
+/// Where the host's boilerplate after the objective begins.
+const AUTOPILOT_TAIL: [&str; 2] = ["\n\nWork autonomously", "\nWork autonomously"];
+
+/// Phrases that count as an explicit continue request (compared lowercased).
+const CONTINUE_PHRASES: [&str; 8] = [
+    "continue the goal",
+    "continue goal",
+    "continue the persisted goal",
+    "continue the existing goal",
+    "resume the goal",
+    "resume goal",
+    "continue my goal",
+    "resume my goal",
+];
+
+/// Phrases that explicitly open a goal: `start goal: X`.
+const OPEN_PHRASES: [&str; 3] = ["start goal:", "activate goal:", "set goal:"];
+
+fn rest_arg(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// Classify a user prompt.
+pub fn parse_prompt(prompt: &str) -> Intent {
+    if let Some(objective) = autopilot_objective(prompt) {
+        return if objective.is_empty() {
+            Intent::None
+        } else {
+            Intent::Open {
+                objective,
+                kind: "autopilot",
+            }
+        };
+    }
+    let text = prompt.trim_start();
+    let lower = text.to_ascii_lowercase();
+    if let Some(after) = lower.strip_prefix("/goal") {
+        if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
+            return Intent::None; // "/goals", "/goalie": some other command
+        }
+        let args = text["/goal".len()..].trim();
+        let (word, rest) = match args.split_once(char::is_whitespace) {
+            Some((w, r)) => (w, r),
+            None => (args, ""),
+        };
+        return match word.to_ascii_lowercase().as_str() {
+            "" | "status" | "show" if rest.trim().is_empty() => Intent::Show,
+            "continue" | "resume" => Intent::Continue {
+                target: rest_arg(rest),
+            },
+            "cancel" | "clear" => Intent::Cancel {
+                reason: rest_arg(rest),
+            },
+            "pause" => Intent::Pause {
+                reason: rest_arg(rest),
+            },
+            _ => Intent::Open {
+                objective: args.to_string(),
+                kind: "goal-command",
+            },
+        };
+    }
+    for phrase in OPEN_PHRASES {
+        if lower.starts_with(phrase) {
+            let objective = text[phrase.len()..].trim();
+            if !objective.is_empty() {
+                return Intent::Open {
+                    objective: objective.to_string(),
+                    kind: "phrase",
+                };
+            }
+        }
+    }
+    let words = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    for phrase in CONTINUE_PHRASES {
+        if let Some(rest) = words.strip_prefix(phrase) {
+            let rest = rest.trim_start_matches([':', ',', '.', '!']).trim();
+            // "continue the goal" alone, or followed by an id or session to pick.
+            if rest.is_empty() || (rest.split_whitespace().count() == 1 && rest.len() >= 6) {
+                let target = rest_arg(&text[text.len() - rest.len()..]);
+                return Intent::Continue { target };
+            }
+        }
+    }
+    Intent::None
+}
+
+/// The objective inside Copilot CLI's autopilot prompt, without the host's
+/// boilerplate. `None` when the prompt is not that prompt.
+pub fn autopilot_objective(prompt: &str) -> Option<String> {
+    let head_end = prompt.find('\n').unwrap_or(prompt.len());
+    if !prompt[..head_end]
+        .to_ascii_lowercase()
+        .contains(AUTOPILOT_MARKER)
+    {
+        return None;
+    }
+    let body = prompt[head_end..].trim_start_matches(['\r', '\n']);
+    let end = AUTOPILOT_TAIL
+        .iter()
+        .filter_map(|t| body.find(t))
+        .min()
+        .unwrap_or(body.len());
+    Some(body[..end].trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goal_command_opens() {
+        assert_eq!(
+            parse_prompt("/goal make the greeting print twice"),
+            Intent::Open {
+                objective: "make the greeting print twice".into(),
+                kind: "goal-command"
+            }
+        );
+        assert_eq!(parse_prompt("  /goal"), Intent::Show);
+        assert_eq!(parse_prompt("/goal status"), Intent::Show);
+        assert_eq!(
+            parse_prompt("/goal continue goal-abc123"),
+            Intent::Continue {
+                target: Some("goal-abc123".into())
+            }
+        );
+        assert_eq!(
+            parse_prompt("/goal cancel the user changed plans"),
+            Intent::Cancel {
+                reason: Some("the user changed plans".into())
+            }
+        );
+        assert_eq!(parse_prompt("/goals list"), Intent::None);
+    }
+
+    #[test]
+    fn ordinary_prompts_do_nothing() {
+        for p in [
+            "fix the bug in main.rs",
+            "what is the goal of this function?",
+            "please continue",
+            "continue the goal of refactoring and also add tests for it",
+            "my goal: ship it",
+            "",
+        ] {
+            assert_eq!(parse_prompt(p), Intent::None, "{p}");
+        }
+    }
+
+    #[test]
+    fn explicit_continue_phrases() {
+        assert_eq!(
+            parse_prompt("Continue the goal"),
+            Intent::Continue { target: None }
+        );
+        assert_eq!(
+            parse_prompt("resume goal."),
+            Intent::Continue { target: None }
+        );
+        assert_eq!(
+            parse_prompt("continue the goal goal-0123456789"),
+            Intent::Continue {
+                target: Some("goal-0123456789".into())
+            }
+        );
+    }
+
+    #[test]
+    fn autopilot_prompt_yields_the_objective_alone() {
+        let prompt = "The user set this explicit autopilot objective with /autopilot:\n\nmake the greeting script print hello twice\n\nWork autonomously toward this objective. Call task_complete when done.";
+        assert_eq!(
+            parse_prompt(prompt),
+            Intent::Open {
+                objective: "make the greeting script print hello twice".into(),
+                kind: "autopilot"
+            }
+        );
+        let multi = "The user set this explicit autopilot objective with /autopilot:\n\nline one\nline two\n\nWork autonomously toward it";
+        assert_eq!(autopilot_objective(multi).unwrap(), "line one\nline two");
+        assert_eq!(autopilot_objective("objective: x"), None);
+    }
+
+    #[test]
+    fn activation_phrase() {
+        assert_eq!(
+            parse_prompt("Start goal: migrate the db"),
+            Intent::Open {
+                objective: "migrate the db".into(),
+                kind: "phrase"
+            }
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Time stamps and identifiers without extra crates.
+
+use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Milliseconds since the Unix epoch. `GOAL_SYSTEM_FAKE_NOW_MS` pins it for tests.
+pub fn now_ms() -> u64 {
+    if let Some(ms) = std::env::var("GOAL_SYSTEM_FAKE_NOW_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return ms;
+    }
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// RFC 3339 UTC time with milliseconds, e.g. `2026-11-22T05:16:00.123Z`.
+pub fn iso_from_ms(ms: u64) -> String {
+    let secs = ms / 1000;
+    let millis = ms % 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// The current time as RFC 3339.
+pub fn now_iso() -> String {
+    iso_from_ms(now_ms())
+}
+
+// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// A new unique goal id: `goal-` + 20 hex chars from time, pid and a counter.
+pub fn new_goal_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let mut hasher = Sha256::new();
+    hasher.update(nanos.to_le_bytes());
+    hasher.update(std::process::id().to_le_bytes());
+    hasher.update(COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
+    format!("goal-{hex}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(iso_from_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_from_ms(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso_from_ms(1_795_000_000_000), "2026-11-18T11:06:40.000Z");
+    }
+
+    #[test]
+    fn ids_are_unique() {
+        let a = new_goal_id();
+        let b = new_goal_id();
+        assert_ne!(a, b);
+        assert!(a.starts_with("goal-") && a.len() == 25);
+    }
+}

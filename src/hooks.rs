@@ -1,0 +1,37 @@
+//! Hook entry point for the Node adapters (hook-runner.mjs, extension.mjs and
+//! the shell hook's Node fallback). Same function as the native goal-hook.
+
+use goal_core::hooks::{self, Host};
+use napi_derive::napi;
+
+/// What a hook process prints and how it exits.
+#[napi(object)]
+pub struct HookResult {
+    /// JSON answer in the host's shape (always valid JSON, `{}` when allowing).
+    pub stdout: String,
+    /// Diagnostics for the host's log; empty when all went well.
+    pub stderr: String,
+    /// Always 0: decisions travel as JSON, never as a crash or exit code.
+    pub exit_code: i32,
+}
+
+/// Run one hook: `host` is `copilot-cli`, `copilot-sdk`, `vscode` or `claude`;
+/// `event` is the event name in any case style (`preToolUse`, `PreToolUse`,
+/// `agentStop`, `Stop`, ...); `stdin` is the host's JSON payload. Never throws:
+/// faults come back as an allow-shaped answer with a message in `stderr`.
+#[napi]
+pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
+    let out = match Host::parse(&host) {
+        Some(h) => hooks::run(h, &event, &stdin),
+        None => {
+            let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
+            out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
+            out
+        }
+    };
+    HookResult {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        exit_code: out.exit_code,
+    }
+}

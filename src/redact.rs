@@ -1,0 +1,22 @@
+//! Redaction and fingerprints, for adapters that log or display text.
+
+use napi_derive::napi;
+
+/// Replace secrets (cloud keys, tokens, private keys, passwords in assignments,
+/// headers and URLs) with `[REDACTED:<family>]` markers. Idempotent.
+#[napi]
+pub fn redact(text: String) -> String {
+    goal_core::redact::redact(&text).into_owned()
+}
+
+/// `sha256:<hex>` of the text: how a source prompt is stored.
+#[napi]
+pub fn fingerprint(text: String) -> String {
+    goal_core::redact::fingerprint(&text)
+}
+
+/// Redact, collapse whitespace and truncate to `maxChars` characters.
+#[napi]
+pub fn preview(text: String, max_chars: u32) -> String {
+    goal_core::redact::preview(&text, max_chars as usize)
+}
