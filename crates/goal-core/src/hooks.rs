@@ -242,7 +242,7 @@ pub fn read_payload(value: &Value) -> Payload {
         session_id: str_field(obj, &["sessionId", "session_id"])
             .unwrap_or("")
             .to_string(),
-        cwd: str_field(obj, &["cwd", "workspaceFolder", "workspace_folder"])
+        cwd: str_field(obj, &["cwd", "workingDirectory", "working_directory", "workspaceFolder", "workspace_folder"])
             .unwrap_or("")
             .to_string(),
         calls,
@@ -394,7 +394,7 @@ pub fn decide(
     }
     let caller = Caller::new(payload.session_id.clone(), payload.cwd.clone());
     match event {
-        Event::SessionStart | Event::UserPrompt => on_prompt(store, &caller, &payload, event),
+        Event::SessionStart | Event::UserPrompt => on_prompt(store, &caller, &payload),
         Event::PreToolUse => on_pre_tool(store, &caller, &payload),
         Event::PostToolUse => on_post_tool(store, host, &caller, &payload),
         Event::Stop => on_stop(store, &caller),
@@ -419,9 +419,13 @@ fn on_prompt(
     store: &Store,
     caller: &Caller,
     payload: &Payload,
-    event: Event,
 ) -> Result<(Decision, Option<String>)> {
     let prompt = payload.prompt.clone().unwrap_or_default();
+    if prompt.trim_start().starts_with(summary::VOICE) {
+        // Copilot CLI re-submits a stop block's reason as a user prompt: it is
+        // our own directive, not the user's, and already carries the goal.
+        return Ok((Decision::default(), None));
+    }
     let intent = activation::parse_prompt(&prompt);
     match intent {
         Intent::Open { objective, kind } => {
@@ -494,20 +498,6 @@ fn on_prompt(
             };
             if !goal.is_open() {
                 return Ok((Decision::default(), None));
-            }
-            if event == Event::UserPrompt && goal.stop_guard.blocked_stops > 0 {
-                // A new user turn is new input: the loop guard starts over.
-                store.modify(
-                    &caller.session_id,
-                    Some(&caller.cwd),
-                    |current, _| match current {
-                        Some(mut g) if g.id == goal.id => {
-                            g.stop_guard.blocked_stops = 0;
-                            Ok((Change::Save(g), ()))
-                        }
-                        _ => Ok((Change::None, ())),
-                    },
-                )?;
             }
             let mut note = summary::prompt_note(&goal);
             if let Drift::Warn(n) | Drift::Deny(n) = drift::decide(goal.drift()) {

@@ -1312,8 +1312,10 @@ mod tests {
         // Many small matches.
         let many = fill("password=x1 ");
         assert!(redacts_to(&many, &"password=[REDACTED:secret] ".repeat(MB / 12)));
-        let pairs = fill("\"password\": \"x1\", ");
-        assert!(redacts_to(&pairs, &"\"password\": \"[REDACTED:secret]\", ".repeat(MB / 19)));
+        let unit = "\"password\": \"x1\", ";
+        let pairs = fill(unit);
+        let expected = "\"password\": \"[REDACTED:secret]\", ".repeat(MB / unit.len());
+        assert!(redacts_to(&pairs, &expected));
         let creds = fill("https://a:b@");
         assert!(redact(&creds).starts_with("https://a:[REDACTED:url-credentials]@https://"));
         let auth = fill("Authorization: Bearer ");

@@ -11,6 +11,9 @@ use crate::gate::{self, Unmet};
 use crate::record::Goal;
 use crate::redact;
 
+/// How every text of the goal system begins, so hooks can tell it from the user's.
+pub const VOICE: &str = "[goal-system]";
+
 /// Tag of the frame around untrusted goal data.
 pub const DATA_TAG: &str = "goal-data";
 

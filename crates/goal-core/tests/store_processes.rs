@@ -130,9 +130,10 @@ fn child_entry() {
         }
         "hold" => {
             let _ = store.modify("held", Some(CWD), |_, _| {
-                println!("LOCKED");
+                // The harness may have printed "test child_entry ... " on this line.
+                println!("STORE-CHILD-LOCKED");
                 std::io::stdout().flush().unwrap();
-                std::thread::sleep(Duration::from_secs(120));
+                std::thread::sleep(Duration::from_secs(60));
                 Ok((Change::None, ()))
             });
         }
@@ -301,7 +302,7 @@ fn sigkilled_writers_leave_only_complete_files() {
     let dir = temp_dir("crash");
     let store = store_at(&dir.0);
     let mut random = rng();
-    const ROUNDS: usize = 6;
+    const ROUNDS: usize = 8;
     const WRITERS: usize = 3;
     for round in 0..ROUNDS {
         let _ = fs::remove_file(dir.0.join("go"));
@@ -408,7 +409,7 @@ fn the_lock_of_a_killed_process_is_released() {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     loop {
         match lines.next() {
-            Some(Ok(line)) if line.trim() == "LOCKED" => break,
+            Some(Ok(line)) if line.trim_end().ends_with("STORE-CHILD-LOCKED") => break,
             Some(Ok(_)) => continue,
             other => panic!("the child never took the lock: {other:?}"),
         }
