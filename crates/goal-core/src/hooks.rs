@@ -242,9 +242,18 @@ pub fn read_payload(value: &Value) -> Payload {
         session_id: str_field(obj, &["sessionId", "session_id"])
             .unwrap_or("")
             .to_string(),
-        cwd: str_field(obj, &["cwd", "workingDirectory", "working_directory", "workspaceFolder", "workspace_folder"])
-            .unwrap_or("")
-            .to_string(),
+        cwd: str_field(
+            obj,
+            &[
+                "cwd",
+                "workingDirectory",
+                "working_directory",
+                "workspaceFolder",
+                "workspace_folder",
+            ],
+        )
+        .unwrap_or("")
+        .to_string(),
         calls,
         result_type,
         prompt: str_field(

@@ -13,8 +13,8 @@
 //!   boundaries, and the common "no secret" case costs one scan of a
 //!   pre-compiled `RegexSet`.
 //! - Idempotent. Markers look like `[REDACTED:family]`; no pattern can match
-//!   inside a marker (value classes exclude `[`, and quoted values starting
-//!   with a marker are left alone), so `redact(redact(x)) == redact(x)`.
+//!   inside a marker (value classes exclude `[`, and a quoted value that is
+//!   exactly a marker is left alone), so `redact(redact(x)) == redact(x)`.
 //! - Readable output. Only the secret part of a match is replaced: the key of
 //!   an assignment, an `Authorization: Bearer ` prefix, the user and host of
 //!   a URL all stay in place.
@@ -89,7 +89,7 @@ fn rule_specs() -> Vec<(&'static str, String, Kind)> {
         r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
         r#"|\\"(?P<edq>[^"\\\r\n]*)\\""#,
         r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\][^\s"'`,;&|()\[\]{}\\]*)"#,
-        r"(?P<next>[(\[])?(?P<eol>[ \t]*(?m:$))?)",
+        r"(?P<next>[(\[])?(?P<eol>[ \t\r]*(?m:$))?)",
     );
     let flag_value = concat!(
         r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
@@ -222,7 +222,7 @@ fn rule_specs() -> Vec<(&'static str, String, Kind)> {
         (
             "secret",
             format!(
-                r"(?P<lead>[/@])?{b}(?P<key>(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES})){b}{q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{value}"
+                r"(?P<lead>[/@])?{b}(?P<key>_*(?:(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES}))){b}{q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{value}"
             ),
             Kind::Assignment,
         ),
@@ -403,7 +403,7 @@ struct BareContext<'a> {
 
 fn quoted_is_secret(v: &str, key: &str) -> bool {
     !v.is_empty()
-        && !is_marker(v)
+        && !is_marker(trim_line_ends(v))
         && !is_reference(v)
         && !is_version(v)
         && !echoes_key(v, key)
@@ -438,8 +438,29 @@ fn bare_is_secret(v: &str, ctx: &BareContext) -> bool {
     true
 }
 
+/// Exactly one marker: `[REDACTED]` or `[REDACTED:family]`. Only whole
+/// markers are left alone, so `"[REDACTED] hunter2"` is still redacted.
 fn is_marker(v: &str) -> bool {
-    v.starts_with(MARKER_PREFIX)
+    v.strip_prefix(MARKER_PREFIX)
+        .and_then(|rest| rest.strip_suffix(']'))
+        .is_some_and(|family| {
+            family.is_empty()
+                || family
+                    .strip_prefix(':')
+                    .is_some_and(|f| f.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
+        })
+}
+
+/// Drops trailing whitespace and escaped line ends (`\n`, `\r`), as left
+/// after a redacted PEM block inside a JSON string.
+fn trim_line_ends(mut v: &str) -> &str {
+    loop {
+        let trimmed = v.trim_end().trim_end_matches("\\n").trim_end_matches("\\r");
+        if trimmed.len() == v.len() {
+            return v;
+        }
+        v = trimmed;
+    }
 }
 
 fn not_reference(v: &str) -> bool {
@@ -884,8 +905,14 @@ mod tests {
             "",
             "huggingface-token",
         );
-        let jwt =
-            ["ey", "JhbGciOiJIUzI1NiJ9"].concat() + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0." + &mix(43);
+        let jwt = [
+            "ey",
+            "JhbGciOiJIUzI1NiJ9",
+            ".ey",
+            "JzdWIiOiIxMjM0NTY3ODkwIn0.",
+            &mix(43),
+        ]
+        .concat();
         add("id_token is ", jwt, " (expires)", "jwt");
         add("", pem_block("\n"), "\n", "private-key");
 
@@ -910,6 +937,13 @@ mod tests {
         add("password: ", "postgres".into(), "\nhost: db", "secret");
         add("  POSTGRES_PASSWORD: ", "postgres".into(), "  \n", "secret");
         add("TOKEN: ", "abc123".into(), ",", "secret");
+        add("password: ", "postgres".into(), "\r\n", "secret");
+        add(
+            "//registry.npmjs.org/:_authToken=",
+            "abc123".into(),
+            "\n",
+            "secret",
+        );
         add("mysql --password ", "hunter2".into(), " -h db", "secret");
         add("cli --token=", "abc123".into(), " --verbose", "secret");
         add("--client-secret \"", "two words".into(), "\"", "secret");
@@ -1088,7 +1122,7 @@ mod tests {
         let mut inputs = fixtures.clone();
         // Pairs too: rules must not interact across neighbouring text.
         for a in &fixtures {
-            for b in fixtures.iter().step_by(3) {
+            for b in fixtures.iter().step_by(4) {
                 inputs.push(format!("{a} {b}"));
                 inputs.push(format!("{a}\n{b}"));
                 inputs.push(format!("{a}{b}"));
@@ -1104,6 +1138,17 @@ mod tests {
             assert_eq!(single, once, "needed a second pass: {input:?}");
             assert!(redact_pass(engine, &once).is_none(), "{once:?}");
         }
+    }
+
+    #[test]
+    fn text_after_a_fake_marker_is_still_redacted() {
+        assert_eq!(
+            redact("\"password\": \"[REDACTED] hunter2\""),
+            "\"password\": \"[REDACTED:secret]\""
+        );
+        let mut value = json!({"token": "[REDACTED] abc"});
+        redact_value(&mut value);
+        assert_eq!(value, json!({"token": REDACTED}));
     }
 
     #[test]
@@ -1139,6 +1184,23 @@ mod tests {
             redact(&two),
             "[REDACTED:private-key]\nmiddle\n[REDACTED:private-key]"
         );
+    }
+
+    #[test]
+    fn service_account_json_keeps_the_key_family() {
+        let raw = format!(
+            "{{\"type\": \"service_account\", \"private_key_id\": \"0123abcd\", \"private_key\": \"{}\\n\"}}",
+            pem_block("\\n").replace("RSA ", "")
+        );
+        assert_eq!(
+            redact(&raw),
+            "{\"type\": \"service_account\", \"private_key_id\": \"0123abcd\", \"private_key\": \"[REDACTED:private-key]\\n\"}"
+        );
+        // Parsed, the key name alone is enough.
+        let mut value: Value = serde_json::from_str(&raw).expect("valid json");
+        redact_value(&mut value);
+        assert_eq!(value["private_key"], REDACTED);
+        assert_eq!(value["private_key_id"], "0123abcd");
     }
 
     #[test]
@@ -1285,42 +1347,63 @@ mod tests {
         // sure the rules and the checks around them stay linear too (a
         // quadratic rule would not finish). No timing assertion.
         const MB: usize = 1 << 20;
-        let fill = |unit: &str| unit.repeat(MB / unit.len());
+        let fill = |unit: &str, size: usize| unit.repeat(size / unit.len());
         let unchanged = |input: &str| matches!(redact(input), Cow::Borrowed(_));
         let redacts_to = |input: &str, expected: &str| redact(input) == expected;
 
         // Nothing to redact.
-        for unit in ["a=", "eyJ", "eyJ.", "-----BEGIN", "sk-", "token ", "--token ", "https://a:"] {
-            assert!(unchanged(&fill(unit)), "{unit:?}");
+        for unit in [
+            "a=",
+            "eyJ",
+            "eyJ.",
+            "-----BEGIN",
+            "sk-",
+            "token ",
+            "--token ",
+            "https://a:",
+        ] {
+            assert!(unchanged(&fill(unit, MB)), "{unit:?}");
         }
-        assert!(unchanged(&fill(&pem_line("BEGIN"))), "headers without a body");
-        assert!(unchanged(&fill("\"password\": \"")), "only empty values");
+        assert!(
+            unchanged(&fill(&pem_line("BEGIN"), MB)),
+            "headers without a body"
+        );
 
         // One huge match each.
         let begin_no_end = format!("x {}\n{}", pem_line("BEGIN"), "A".repeat(MB));
         assert!(redacts_to(&begin_no_end, "x [REDACTED:private-key]"));
-        let header_lines = fill(&(pem_line("BEGIN") + "\n"));
+        let header_lines = fill(&(pem_line("BEGIN") + "\n"), MB);
         assert!(redacts_to(&header_lines, "[REDACTED:private-key]"));
-        assert!(redacts_to(&fill("password="), "password=[REDACTED:secret]"));
-        let long_value = format!("password={}", "a1".repeat(MB / 2));
-        assert!(redacts_to(&long_value, "password=[REDACTED:secret]"));
-        let cookie = format!("Cookie: {}", fill("a=b; "));
-        assert!(redacts_to(&cookie, "Cookie: [REDACTED:cookie]"));
+        assert!(redacts_to(
+            &fill("password=", MB),
+            "password=[REDACTED:secret]"
+        ));
         let spaces = format!("password=a1{}x", " ".repeat(MB));
-        assert!(redacts_to(&spaces, &format!("password=[REDACTED:secret]{}x", " ".repeat(MB))));
+        assert!(redacts_to(
+            &spaces,
+            &format!("password=[REDACTED:secret]{}x", " ".repeat(MB))
+        ));
 
-        // Many small matches.
-        let many = fill("password=x1 ");
-        assert!(redacts_to(&many, &"password=[REDACTED:secret] ".repeat(MB / 12)));
+        // Many small matches (smaller inputs: every match is real work).
+        const SIZE: usize = MB / 4;
+        assert!(
+            unchanged(&fill("\"password\": \"", SIZE)),
+            "only empty values"
+        );
+        let cookie = format!("Cookie: {}", fill("a=b; ", SIZE));
+        assert!(redacts_to(&cookie, "Cookie: [REDACTED:cookie]"));
+        let unit = "password=x1 ";
+        let expected = "password=[REDACTED:secret] ".repeat(SIZE / unit.len());
+        assert!(redacts_to(&fill(unit, SIZE), &expected));
         let unit = "\"password\": \"x1\", ";
-        let pairs = fill(unit);
-        let expected = "\"password\": \"[REDACTED:secret]\", ".repeat(MB / unit.len());
-        assert!(redacts_to(&pairs, &expected));
-        let creds = fill("https://a:b@");
-        assert!(redact(&creds).starts_with("https://a:[REDACTED:url-credentials]@https://"));
-        let auth = fill("Authorization: Bearer ");
-        assert!(redact(&auth).contains("[REDACTED:authorization]"));
-        let blocks = fill(&(pem_block("\n") + "\n"));
-        assert!(redact(&blocks).starts_with("[REDACTED:private-key]\n[REDACTED:private-key]"));
+        let expected = "\"password\": \"[REDACTED:secret]\", ".repeat(SIZE / unit.len());
+        assert!(redacts_to(&fill(unit, SIZE), &expected));
+        let creds = redact(&fill("https://a:b@", SIZE)).into_owned();
+        assert!(creds.starts_with("https://a:[REDACTED:url-credentials]@https://"));
+        let auth = redact(&fill("Authorization: Bearer ", SIZE)).into_owned();
+        assert!(auth.contains("[REDACTED:authorization]"));
+        let blocks = redact(&fill(&(pem_block("\n") + "\n"), MB)).into_owned();
+        assert!(blocks.starts_with("[REDACTED:private-key]\n[REDACTED:private-key]"));
+        assert!(!blocks.contains("MIIE"));
     }
 }

@@ -42,6 +42,7 @@
 use crate::clock::{now_iso, now_ms};
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::Goal;
+use crate::redact;
 use parking_lot::{Condvar, Mutex};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -177,23 +178,15 @@ impl StoreConfig {
 // Validation and names
 // ---------------------------------------------------------------------------
 
-/// Quote a user-supplied value for an error message: truncated and escaped,
-/// so a hostile value can neither flood the message nor hide in it.
+/// Quote a user-supplied value for an error message: redacted, truncated and
+/// escaped, so a hostile value can neither leak, flood the message nor hide in it.
 pub(crate) fn shown(value: &str) -> String {
-    format!("{:?}", truncate_chars(value, 80))
-}
-
-fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    format!("{:?}", redact::truncate(&redact::redact(value), 80))
 }
 
 /// Redact and bound free text before it reaches a log file.
 fn scrub(text: &str) -> String {
-    // TODO(store): crate::redact::redact once redact.rs lands.
-    truncate_chars(text, MAX_LOG_DETAIL_CHARS)
+    redact::truncate(&redact::redact(text), MAX_LOG_DETAIL_CHARS)
 }
 
 fn is_safe_name(name: &str, max: usize) -> bool {
@@ -480,7 +473,6 @@ fn read_state_file(path: &Path) -> Found {
             Err(e) if e.kind() == ErrorKind::NotFound => return Found::Missing,
             Err(e) => return Found::Refused(format!("cannot inspect {}: {e}", path.display())),
         };
-        let before = if before.file_type().is_symlink() { match fs::metadata(path) { Ok(m) => m, Err(_) => return Found::Missing } } else { before };
         if before.file_type().is_symlink() {
             return Found::Refused(format!(
                 "{} is a symbolic link; refused, not followed",
@@ -929,7 +921,7 @@ impl Store {
                     ));
                     return None;
                 }
-                match Ok::<Option<PathBuf>, std::io::Error>(None).map(|x| { let _ = (ino, dev); x }) {
+                match quarantine(path, ino, dev) {
                     Ok(Some(dest)) => warnings.push(format!(
                         "{} was corrupt ({err}); moved aside to {}",
                         path.display(),
@@ -998,7 +990,7 @@ impl Store {
         copies
             .iter()
             .rev()
-            .min_by_key(|c| c.key())
+            .max_by_key(|c| c.key())
             .map(|c| c.goal.clone())
     }
 
@@ -1422,7 +1414,7 @@ impl Store {
     pub fn audit(&self, event: &str, goal: Option<&Goal>, detail: &str) -> Option<String> {
         let line = json!({
             "at": now_iso(),
-            "event": truncate_chars(event, 100),
+            "event": redact::truncate(event, 100),
             "sessionId": goal.map(|g| g.session_id.as_str()),
             "goalId": goal.map(|g| g.id.as_str()),
             "status": goal.map(|g| g.completion_status.as_str()),
@@ -1560,11 +1552,5 @@ mod tests {
         assert!(validate_session_id(&"a".repeat(129)).is_err());
         assert_eq!(archive_name("goal-12ab"), "goal-12ab.json");
         assert!(archive_name("../evil").starts_with("id-"));
-    }
-
-    #[test]
-    fn truncation_respects_char_boundaries() {
-        assert_eq!(truncate_chars("héllo", 2), "hé…");
-        assert_eq!(truncate_chars("hé", 2), "hé");
     }
 }

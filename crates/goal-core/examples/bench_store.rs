@@ -1,0 +1,124 @@
+//! Cost of the durable store's hot paths, in a temporary folder:
+//! one `modify` (lock, read three copies, write three copies with fsync) and
+//! `goals_in_cwd` with 10,000 goals of other directories in the index.
+//!
+//! `cargo run --release -p goal-core --example bench_store [iterations]`
+//! (set TMPDIR to bench another file system).
+
+use goal_core::clock::now_iso;
+use goal_core::store::{cwd_hash, Change, Store, StoreConfig};
+use goal_core::{Goal, Status};
+use std::fs;
+use std::time::{Duration, Instant};
+
+fn stats(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let pick = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "{name:<44} n={:<5} median {:>9.3} ms   p95 {:>9.3} ms   max {:>9.3} ms",
+        samples.len(),
+        pick(0.5).as_secs_f64() * 1e3,
+        pick(0.95).as_secs_f64() * 1e3,
+        samples[samples.len() - 1].as_secs_f64() * 1e3,
+    );
+}
+
+fn time<F: FnMut()>(iterations: usize, mut f: F) -> Vec<Duration> {
+    (0..iterations)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect()
+}
+
+fn main() {
+    let iterations: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200);
+    let base = std::env::temp_dir().join(format!("goal-bench-store-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    let session_state = base.join("session-state");
+    let store = Store::new(StoreConfig::new(
+        &session_state,
+        session_state.join("goal-system"),
+    ));
+    let cwd = "/work/bench";
+    println!("store in {}", base.display());
+
+    let mut goal = Goal::new(
+        "goal-bench".into(),
+        "bench-session".into(),
+        cwd.into(),
+        "measure the store".into(),
+        Status::Active,
+        now_iso(),
+    );
+    goal.requirements = (0..20).map(|i| format!("requirement {i}")).collect();
+    store.save(&goal).unwrap();
+
+    let mut n = 0u64;
+    let mut update = || {
+        n += 1;
+        store
+            .modify("bench-session", Some(cwd), |current, _| {
+                let mut g = current.unwrap();
+                g.done_so_far.push(format!("step {n}"));
+                g.updated_at = now_iso();
+                Ok((Change::Save(g), ()))
+            })
+            .unwrap();
+    };
+    for _ in 0..10 {
+        update();
+    }
+    stats(
+        "modify (durable update, 3 copies + fsync)",
+        time(iterations, &mut update),
+    );
+    stats(
+        "load (lock + read 3 copies)",
+        time(iterations, || {
+            store.load("bench-session", Some(cwd)).unwrap();
+        }),
+    );
+
+    // 10,000 goals of other directories in the index (written directly, no fsync).
+    let index = store.config.root.join("by-cwd-session");
+    let template = serde_json::to_value(&goal).unwrap();
+    for i in 0..10_000 {
+        let other = format!("/work/other/{i}");
+        let session = format!("other-{i}");
+        let mut g = template.clone();
+        g["id"] = format!("goal-other-{i}").into();
+        g["sessionId"] = session.clone().into();
+        g["cwd"] = other.clone().into();
+        g["doneSoFar"] = serde_json::json!([]);
+        fs::write(
+            index.join(format!("{}--{session}.json", cwd_hash(&other))),
+            serde_json::to_vec_pretty(&g).unwrap(),
+        )
+        .unwrap();
+    }
+    assert_eq!(store.goals_in_cwd(cwd).unwrap().len(), 1);
+    stats(
+        "goals_in_cwd (10,000 other goals in index)",
+        time(iterations, || {
+            assert_eq!(store.goals_in_cwd(cwd).unwrap().len(), 1);
+        }),
+    );
+    stats(
+        "modify with 10,000 goals in the index",
+        time(iterations, &mut update),
+    );
+    stats(
+        "load without cwd (scans the index)",
+        time(iterations, || {
+            store.load("bench-session", None).unwrap();
+        }),
+    );
+
+    let _ = fs::remove_dir_all(&base);
+}
