@@ -1,0 +1,120 @@
+// Copilot CLI extension: the goal_system_* tools, and lifecycle hooks for
+// installs without the CLI shell hooks. Protocol only; every decision comes
+// from the Rust core through the addon. Stdout belongs to JSON-RPC: log to stderr.
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { z } from 'zod'
+
+import { callTool, isRefusal, resultText, toolDescriptions, toolShapes } from './lib/goal-tools.mjs'
+
+const require = createRequire(import.meta.url)
+const addon = require('./index.js')
+
+const SUBAGENT_KEYS = [
+  'isSubagent',
+  'is_subagent',
+  'subagent',
+  'parentSessionId',
+  'parent_session_id',
+  'parentInvocationId',
+  'parent_invocation_id',
+  'agentId',
+  'agent_id',
+]
+
+/** Does this invocation (or hook input) come from a subagent? */
+export function looksLikeSubagent(invocation, mainSessionId) {
+  if (!invocation || typeof invocation !== 'object') return false
+  for (const key of SUBAGENT_KEYS) {
+    const v = invocation[key]
+    if (v === true || (typeof v === 'string' && v !== '')) return true
+  }
+  // Hook inputs carry the session that triggered them; for a subagent it
+  // differs from the foreground session.
+  return Boolean(mainSessionId && invocation.sessionId && invocation.sessionId !== mainSessionId)
+}
+
+function failure(text) {
+  return { textResultForLlm: text, resultType: 'failure' }
+}
+
+/** The four tools, with handlers taking sessionId and cwd from the invocation. */
+export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
+  return Object.keys(toolShapes).map((name) => ({
+    name,
+    description: toolDescriptions[name],
+    parameters: z.object(toolShapes[name]),
+    skipPermission: true,
+    handler: async (args, invocation) => {
+      if (looksLikeSubagent(invocation, mainSessionId())) {
+        return failure(`${name} refused: subagents do not own the goal. Report your findings to the main session, which verifies them before recording anything.`)
+      }
+      const caller = { sessionId: invocation?.sessionId ?? '', cwd: cwd() }
+      try {
+        const result = await callTool(addon, name, caller, args)
+        const text = resultText(result)
+        return isRefusal(name, result) ? failure(text) : text
+      } catch (err) {
+        return failure(`${name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
+      }
+    },
+  }))
+}
+
+/** Are Copilot CLI's shell hooks of the goal system installed? They then own the lifecycle. */
+export function shellHooksInstalled(cwd = process.cwd(), home = homedir()) {
+  return (
+    existsSync(join(home, '.copilot', 'hooks', 'goal-system.json')) ||
+    existsSync(join(cwd, '.github', 'hooks', 'goal-system.json'))
+  )
+}
+
+/** Hooks that forward to the same Rust decisions as the shell hook. */
+export function buildHooks({ mainSessionId = () => undefined } = {}) {
+  const run = (event, input, invocation) => {
+    const payload = {
+      ...input,
+      sessionId: invocation?.sessionId ?? input?.sessionId,
+      cwd: input?.workingDirectory ?? input?.cwd ?? process.cwd(),
+      isSubagent: looksLikeSubagent(input, invocation?.sessionId ?? mainSessionId()),
+    }
+    let out
+    try {
+      out = addon.runHook('copilot-sdk', event, JSON.stringify(payload))
+    } catch (err) {
+      process.stderr.write(`goal-system extension: ${event} hook failed: ${err.message}\n`)
+      return undefined
+    }
+    if (out.stderr) process.stderr.write(out.stderr)
+    const answer = JSON.parse(out.stdout || '{}')
+    delete answer.systemMessage // not part of the SDK's hook outputs
+    return Object.keys(answer).length ? answer : undefined
+  }
+  return {
+    onSessionStart: (input, inv) => run('sessionStart', input, inv),
+    onUserPromptSubmitted: (input, inv) => run('userPromptSubmitted', input, inv),
+    onPreToolUse: (input, inv) => run('preToolUse', input, inv),
+    onPostToolUse: (input, inv) => run('postToolUse', { ...input, toolResult: { resultType: 'success' } }, inv),
+    onPostToolUseFailure: (input, inv) => run('postToolUse', { ...input, toolResult: { resultType: 'failure' } }, inv),
+    onAgentStop: (input, inv) => run('agentStop', input, inv),
+  }
+}
+
+/** Join the foreground session. `join` is injectable for tests. */
+export async function start(join = undefined) {
+  const joinSession = join ?? (await import('@github/copilot-sdk/extension')).joinSession
+  let session
+  const mainSessionId = () => session?.sessionId
+  const hooks = shellHooksInstalled() ? {} : buildHooks({ mainSessionId })
+  session = await joinSession({ tools: buildTools({ mainSessionId }), hooks })
+  return session
+}
+
+// Loaded by Copilot CLI (directly or through the installed shim): join now.
+if (process.env.GOAL_SYSTEM_EXTENSION_NO_AUTOSTART !== '1') {
+  start().catch((err) => {
+    process.stderr.write(`goal-system extension: could not join the session: ${err.message}\n`)
+  })
+}
