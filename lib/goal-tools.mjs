@@ -69,7 +69,12 @@ export const toolShapes = {
   },
   goal_system_status: {},
   goal_system_update: {
-    status: z.enum(['draft', 'active', 'blocked']).optional().describe('active to start or resume work; blocked (resumable) needs statusReason.'),
+    // A plain string so that a wrong status ("complete") gets the core's
+    // explanation (use goal_system_close) rather than a schema error.
+    status: z
+      .string()
+      .optional()
+      .describe('draft, active, or blocked (resumable; give statusReason). complete/cancelled go through goal_system_close.'),
     statusReason,
     objective: z.string().optional().describe('Refine the wording while the goal is a draft.'),
     ...recordFields,
@@ -83,18 +88,29 @@ export const toolShapes = {
   },
 }
 
-const gateText =
-  'The completion gate requires: objective, doneSoFar, validationProof, verificationResults, inspectionEvidence (or inspection in the tool history), requirementCoverage naming every requirement, completionAudit, empty remaining and blockers, every discoveredIssue resolved by name with evidence, and recorded action or verification tool activity.'
+/** What the completion gate requires, in the model's terms. */
+export const GATE_TEXT =
+  'The completion gate requires: objective, doneSoFar, validationProof, verificationResults, inspectionEvidence (or inspection tool activity), ' +
+  'requirementCoverage naming every requirement with evidence, completionAudit, empty remaining, empty blockers, every discovered issue resolved ' +
+  '(resolvedIssues or an evidence-backed issueResolutions entry), and recorded action or verification tool activity (claims alone are refused).'
 
 /** Tool descriptions (the main session only; subagents must not call them). */
 export const toolDescriptions = {
   goal_system_open:
-    'Open the session goal, only when the user explicitly asked with /goal (or continue it when the objective is the same). Never open a goal for an ordinary request. Subagents must not call goal tools.',
+    'Open (or continue) the persisted goal of this session. Use ONLY when the user explicitly asked for a goal with /goal; an ordinary request never opens one ' +
+    '(the /goal hook usually has already created a draft: then update it instead). The same objective continues the open goal; a different one is refused ' +
+    '(GOAL_EXISTS) unless replace is true because the user asked for a new objective. Any record field may be given at once.',
   goal_system_status:
-    'Reload the session goal: objective, status, remaining items, unmet completion conditions and drift. Call it after a stop block, a compaction or a resume.',
+    "Read this session's goal: objective, queues, recorded evidence, drift (non-goal tool calls since the last update) and every unmet completion condition. " +
+    'Never changes state. Use it after a resume, a compaction or a stop directive before continuing.',
   goal_system_update:
-    'Record progress and evidence after meaningful work (this resets the drift counter: after 3 non-goal tool calls you are warned, after 5 further calls are denied). Lists append; remaining and blockers replace when given.',
-  goal_system_close: `Close the session goal. ${gateText} A refused close lists every unmet condition; record them and try again. Use status blocked or cancelled with the exact reason when the goal cannot be finished.`,
+    'Record progress and evidence after meaningful work (it also resets drift: after 3-4 non-goal tool calls the hooks warn, from 5 they deny the next one until you update). ' +
+    'Durable lists append with de-duplication; remaining and blockers REPLACE the queue when given. After inspecting a draft goal, set status "active" with requirements, ' +
+    'scope, remaining and inspectionEvidence. Record only evidence you have checked yourself. Status "blocked" (with the exact statusReason) pauses the goal, resumable.',
+  goal_system_close:
+    'Close the goal. status "complete" passes only through the completion gate; a refusal lists every unmet condition (evidence sent along is still recorded), ' +
+    `so fix them all and close again. ${GATE_TEXT} status "blocked" (terminal) or "cancelled" needs the exact reason. A closed goal never reopens. ` +
+    'Subagents must never call goal tools; the main session verifies their output before recording it.',
 }
 
 /** The names of the four tools. */
@@ -108,10 +124,12 @@ export const toolOperations = {
   goal_system_close: 'closeGoal',
 }
 
-/** Text for the model from an addon result: the summary plus warnings. */
+/** Text for the model from an addon result: summary, changes and warnings. */
 export function resultText(result) {
-  const warnings = (result.warnings ?? []).map((w) => `Warning: ${w}`)
-  return [result.summary, ...warnings].filter(Boolean).join('\n')
+  const parts = [result.summary]
+  if (result.changes?.length) parts.push(`Changes: ${result.changes.join(', ')}`)
+  if (result.warnings?.length) parts.push(`Warnings:\n${result.warnings.map((w) => `- ${w}`).join('\n')}`)
+  return parts.filter(Boolean).join('\n')
 }
 
 /** Call the addon function behind a tool; status takes no request. */

@@ -103,6 +103,15 @@ const ACTION: [&str; 15] = [
     "delete",
     "rename",
 ];
+const DELEGATION: [&str; 7] = [
+    "agent",
+    "task",
+    "runsubagent",
+    "run_subagent",
+    "dispatch_agent",
+    "write_agent",
+    "sendmessage",
+];
 const SHELLS: [&str; 9] = [
     "bash",
     "shell",
@@ -129,6 +138,9 @@ pub fn classify(tool: &str, args: &Value) -> ToolKind {
     }
     if ACTION.contains(&name.as_str()) {
         return ToolKind::Action;
+    }
+    if DELEGATION.contains(&name.as_str()) {
+        return ToolKind::Delegation;
     }
     if SHELLS.contains(&name.as_str()) {
         return classify_command(main_argument(args).unwrap_or_default().as_str());
@@ -298,6 +310,11 @@ mod tests {
             ToolKind::Meta
         );
         assert_eq!(classify("some_mcp_tool", &json!({})), ToolKind::Other);
+        assert_eq!(
+            classify("Agent", &json!({"prompt": "look"})),
+            ToolKind::Delegation
+        );
+        assert_eq!(classify("task", &json!({})), ToolKind::Delegation);
     }
 
     #[test]

@@ -775,6 +775,7 @@ pub fn record_tool(
     match kind {
         ToolKind::Inspection => h.inspections += 1,
         ToolKind::Verification => h.verifications += 1,
+        ToolKind::Delegation => h.delegations += 1,
         _ => h.actions += 1,
     }
     h.recent.push(ToolEvent {
@@ -913,5 +914,128 @@ pub fn render(host: Host, event: Event, decision: Decision, note: Option<String>
             .unwrap_or_default(),
         exit_code: 0,
         decision,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn goal() -> Goal {
+        Goal::new(
+            "g".into(),
+            "s".into(),
+            "/w".into(),
+            "o".into(),
+            Status::Active,
+            "t".into(),
+        )
+    }
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            args,
+        }
+    }
+
+    #[test]
+    fn delegating_to_a_subagent_is_not_evidence() {
+        let mut g = goal();
+        assert!(record_tool(
+            &mut g,
+            &call("Agent", json!({"prompt": "do it all"})),
+            "success",
+            "claude",
+            1
+        ));
+        assert_eq!(g.drift(), 1, "delegation still counts toward drift");
+        assert!(gate::check(&g).iter().any(|u| u.field == "toolHistory"));
+        assert!(record_tool(
+            &mut g,
+            &call("Bash", json!({"command": "npm test"})),
+            "success",
+            "claude",
+            2
+        ));
+        assert!(!gate::check(&g).iter().any(|u| u.field == "toolHistory"));
+    }
+
+    #[test]
+    fn the_same_call_seen_by_two_adapters_counts_once() {
+        let mut g = goal();
+        let c = call("bash", json!({"command": "ls"}));
+        assert!(record_tool(&mut g, &c, "success", "cli-hook", 1_000));
+        assert!(!record_tool(&mut g, &c, "success", "sdk", 1_500));
+        assert!(
+            record_tool(&mut g, &c, "success", "cli-hook", 1_600),
+            "a repeat from one adapter is a new call"
+        );
+        assert_eq!(g.tool_history.seq, 2);
+    }
+
+    #[test]
+    fn history_is_bounded_and_counters_survive() {
+        let mut g = goal();
+        for i in 0..(HISTORY_WINDOW as u64 * 3) {
+            record_tool(
+                &mut g,
+                &call("bash", json!({"command": format!("make step{i}")})),
+                "success",
+                "cli-hook",
+                i,
+            );
+        }
+        assert_eq!(g.tool_history.recent.len(), HISTORY_WINDOW);
+        assert_eq!(g.tool_history.seq, HISTORY_WINDOW as u64 * 3);
+        assert!(serde_json::to_string(&g).unwrap().len() < 64 * 1024);
+    }
+
+    #[test]
+    fn payload_shapes_of_every_host_are_read() {
+        let batch = read_payload(
+            &json!({"sessionId": "s", "cwd": "/w", "toolCalls": [{"id": "1", "name": "bash", "args": "{\"command\":\"ls\"}"}]}),
+        );
+        assert_eq!(batch.calls[0].args["command"], "ls");
+        let claude = read_payload(
+            &json!({"session_id": "s", "cwd": "/w", "tool_name": "Bash", "tool_input": {"command": "ls"}, "agent_id": "a1"}),
+        );
+        assert!(claude.subagent);
+        assert_eq!(claude.calls[0].name, "Bash");
+        let sdk = read_payload(
+            &json!({"sessionId": "s", "workingDirectory": "/w", "toolName": "x", "toolArgs": {}}),
+        );
+        assert_eq!(sdk.cwd, "/w");
+        assert!(is_stop_payload(&json!({"finish_reason": "stop"})));
+        assert!(!is_stop_payload(&json!({"prompt": "hi"})));
+    }
+
+    #[test]
+    fn render_puts_decisions_where_each_host_reads_them() {
+        let block = Decision {
+            block: Some("go on".into()),
+            ..Decision::default()
+        };
+        let vs: Value =
+            serde_json::from_str(&render(Host::VsCode, Event::Stop, block.clone(), None).stdout)
+                .unwrap();
+        assert_eq!(vs["hookSpecificOutput"]["decision"], "block");
+        assert_eq!(vs["hookSpecificOutput"]["hookEventName"], "Stop");
+        let cl: Value =
+            serde_json::from_str(&render(Host::Claude, Event::Stop, block.clone(), None).stdout)
+                .unwrap();
+        assert_eq!(cl["decision"], "block");
+        let cli: Value =
+            serde_json::from_str(&render(Host::CopilotCli, Event::Stop, block, None).stdout)
+                .unwrap();
+        assert_eq!(cli["decision"], "block");
+        let deny = Decision {
+            deny: Some("no".into()),
+            ..Decision::default()
+        };
+        let cl: Value =
+            serde_json::from_str(&render(Host::Claude, Event::PreToolUse, deny, None).stdout)
+                .unwrap();
+        assert_eq!(cl["hookSpecificOutput"]["permissionDecision"], "deny");
     }
 }

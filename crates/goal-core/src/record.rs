@@ -120,6 +120,9 @@ pub enum ToolKind {
     Verification,
     /// Anything else the host offers.
     Other,
+    /// Handing work to a subagent (Claude's Agent, Copilot's task): activity of
+    /// the main session for drift, but never evidence of the work itself.
+    Delegation,
     /// Bookkeeping that neither acts nor inspects (task_complete, report_intent,
     /// todo lists): never counts toward drift, never counts as evidence.
     Meta,
@@ -166,6 +169,8 @@ pub struct ToolHistory {
     pub actions: u64,
     #[serde(default)]
     pub verifications: u64,
+    #[serde(default)]
+    pub delegations: u64,
     /// Most recent entries, oldest first.
     #[serde(default)]
     pub recent: Vec<ToolEvent>,
