@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// Runs every benchmark in turn (by hand: `npm run bench`). Each prints its own
+// table with ratios measured in the same run; nothing here asserts timings.
+import { spawnSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const steps = [
+  ['Copilot CLI shell hook (native)', process.execPath, [join(here, 'hooks.mjs')]],
+  ['VS Code / Claude hook runner (Node)', process.execPath, [join(here, 'hook-runner.mjs')]],
+  ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
+  ['Store: durable update and continuation lookup', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store']],
+]
+for (const [title, cmd, args] of steps) {
+  console.log(`\n== ${title}`)
+  const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: join(here, '..') })
+  if (res.status !== 0) process.exitCode = 1
+}
