@@ -63,12 +63,13 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
   }))
 }
 
-/** Are Copilot CLI's shell hooks of the goal system installed? They then own the lifecycle. */
-export function shellHooksInstalled(cwd = process.cwd(), home = homedir()) {
-  return (
-    existsSync(join(home, '.copilot', 'hooks', 'goal-system.json')) ||
-    existsSync(join(cwd, '.github', 'hooks', 'goal-system.json'))
-  )
+/**
+ * Are Copilot CLI's shell hooks of the goal system installed? They then own the
+ * lifecycle, so each event gets one decision. `goal-system install` puts them at
+ * user level only (`.github/hooks/goal-system.json` is VS Code's file).
+ */
+export function shellHooksInstalled(copilotHome = process.env.COPILOT_HOME || join(homedir(), '.copilot')) {
+  return existsSync(join(copilotHome, 'hooks', 'goal-system.json'))
 }
 
 /** Hooks that forward to the same Rust decisions as the shell hook. */

@@ -1,7 +1,7 @@
 // extension.mjs loaded with a stand-in for joinSession that records what it
 // registers; tools and hooks are then called as Copilot CLI calls them.
 import assert from 'node:assert/strict'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
@@ -50,11 +50,11 @@ describe('extension registration', () => {
     mkdirSync(join(state.home, '.copilot', 'hooks'), { recursive: true })
     writeFileSync(join(state.home, '.copilot', 'hooks', 'goal-system.json'), '{}')
     try {
-      assert.equal(ext.shellHooksInstalled('/nonexistent', state.home), true)
+      assert.equal(ext.shellHooksInstalled(join(state.home, '.copilot')), true)
     } finally {
-      writeFileSync(join(state.home, '.copilot', 'hooks', 'goal-system.json'), '{}')
+      rmSync(join(state.home, '.copilot', 'hooks', 'goal-system.json'))
     }
-    assert.equal(ext.shellHooksInstalled('/nonexistent', join(state.home, 'nowhere')), false)
+    assert.equal(ext.shellHooksInstalled(join(state.home, 'nowhere')), false)
   })
 })
 

@@ -1,0 +1,379 @@
+// goal-system install / uninstall / doctor, run as the real command against a temp
+// HOME. The command runs from a copy of the package in a temp folder (as an install
+// from a clone would), so every path it writes must point there.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..')
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'goal-cli-install-'))
+const pkg = path.join(scratch, 'pkg')
+
+/** A copy of the package: real files copied (so tests can break them), big binaries linked. */
+function makePackage() {
+  fs.mkdirSync(pkg)
+  for (const name of ['bin', 'lib', 'hooks', 'skills', 'adapters', 'package.json', 'extension.mjs']) {
+    fs.cpSync(path.join(repo, name), path.join(pkg, name), { recursive: true })
+  }
+  for (const name of ['index.js', 'goal-system.linux-x64-gnu.node', 'native']) {
+    if (fs.existsSync(path.join(repo, name))) fs.symlinkSync(path.join(repo, name), path.join(pkg, name))
+  }
+}
+
+let homeCount = 0
+/** A fresh HOME (and state root outside it) with the given files. */
+function makeHome(files = {}) {
+  const base = path.join(scratch, `h${++homeCount}`)
+  const home = path.join(base, 'home')
+  fs.mkdirSync(home, { recursive: true })
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(home, rel)), { recursive: true })
+    fs.writeFileSync(path.join(home, rel), text)
+  }
+  return { home, stateRoot: path.join(base, 'state', 'goal-system'), file: (rel) => path.join(home, rel) }
+}
+
+function run(h, args, { input = '' } = {}) {
+  const env = { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot }
+  for (const k of ['XDG_CONFIG_HOME', 'COPILOT_HOME', 'CLAUDE_CONFIG_DIR', 'GOAL_SYSTEM_VSCODE_USER_DIR', 'GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID']) delete env[k]
+  const res = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), ...args], { env, input, encoding: 'utf8' })
+  return { code: res.status, out: res.stdout, err: res.stderr }
+}
+
+/** Every file under a folder (relative path -> content), and every folder. */
+function snapshot(dir) {
+  const files = {}
+  const dirs = []
+  const walk = (d) => {
+    for (const ent of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, ent.name)
+      if (ent.isDirectory()) {
+        dirs.push(path.relative(dir, p))
+        walk(p)
+      } else files[path.relative(dir, p)] = fs.readFileSync(p, 'utf8')
+    }
+  }
+  walk(dir)
+  return { files, dirs: dirs.sort() }
+}
+
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'))
+const isBackup = (rel) => /\.goal-system\.bak-\d{8}T\d{6}Z(-\d+)?$/.test(rel)
+
+/** Files as a user might already have them: unrelated settings, hooks and servers. */
+const EXISTING = {
+  '.claude/settings.json': JSON.stringify({
+    model: 'opus',
+    hooks: {
+      Stop: [{ hooks: [{ type: 'command', command: 'echo my-stop-hook' }] }],
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo my-bash-check' }] }],
+    },
+    permissions: { allow: ['Bash(ls)'], deny: ['Read(.env)'] },
+  }),
+  '.claude.json': JSON.stringify({ numStartups: 3, mcpServers: { other: { command: 'other-server' } }, projects: { '/x': { a: 1 } } }, null, 2) + '\n',
+  '.copilot/settings.json': '{\n    "theme": "dark"\n}\n',
+  '.copilot/mcp-config.json': JSON.stringify({ mcpServers: { github: { type: 'local', command: 'gh-mcp', tools: ['*'] } } }, null, 2),
+  '.copilot/hooks/other.json': JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: 'echo other', timeoutSec: 5 }] } }),
+  '.config/Code/User/mcp.json': JSON.stringify({ servers: { mine: { type: 'stdio', command: 'mine' } }, inputs: [] }, null, '\t'),
+}
+
+before(makePackage)
+after(() => fs.rmSync(scratch, { recursive: true, force: true }))
+
+describe('command surface', () => {
+  test('--help, <command> --help and --version', () => {
+    const h = makeHome()
+    const main = run(h, ['--help'])
+    assert.equal(main.code, 0)
+    assert.match(main.out, /Exit codes:[\s\S]*2 {2}usage error[\s\S]*3 {2}state or file error/)
+    for (const cmd of ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close']) {
+      assert.match(main.out, new RegExp(`\\n  ${cmd}\\b`), `${cmd} in --help`)
+      const r = run(h, [cmd, '--help'])
+      assert.equal(r.code, 0, `${cmd} --help`)
+      assert.match(r.out, new RegExp(`^Usage: goal-system ${cmd}`), `${cmd} --help`)
+    }
+    const version = run(h, ['--version'])
+    assert.equal(version.code, 0)
+    assert.equal(version.out.trim(), readJson(path.join(repo, 'package.json')).version)
+  })
+
+  test('the checkout itself: its templates load and --dry-run plans every file', () => {
+    const h = makeHome()
+    const res = spawnSync(process.execPath, [path.join(repo, 'bin', 'goal-system.mjs'), 'install', '--dry-run'], {
+      env: { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot, XDG_CONFIG_HOME: '' },
+      encoding: 'utf8',
+    })
+    assert.equal(res.status, 0, res.stderr)
+    assert.ok(res.stdout.includes(`package: ${repo}`), res.stdout)
+    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 10, res.stdout)
+    assert.deepEqual(snapshot(h.home), { files: {}, dirs: [] })
+  })
+
+  test('usage errors exit 2', () => {
+    const h = makeHome()
+    assert.equal(run(h, ['frobnicate']).code, 2)
+    assert.equal(run(h, ['install', '--bogus']).code, 2)
+    const r = run(h, ['install', '--project', path.join(h.home, 'nope')])
+    assert.equal(r.code, 2)
+    assert.match(r.err, /no such folder/)
+    assert.deepEqual(snapshot(h.home).files, {})
+  })
+})
+
+describe('install', () => {
+  test('--dry-run prints the plan and writes nothing', () => {
+    const h = makeHome(EXISTING)
+    const before = snapshot(h.home)
+    const r = run(h, ['install', '--dry-run'])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, new RegExp(`create\\s+${h.file('.copilot/hooks/goal-system.json')}`))
+    assert.match(r.out, new RegExp(`update\\s+${h.file('.copilot/settings.json')}`))
+    assert.match(r.out, /"experimental": true/)
+    assert.match(r.out, new RegExp(`update\\s+${h.file('.claude/settings.json')}`))
+    assert.match(r.out, /Dry run: nothing was written/)
+    assert.deepEqual(snapshot(h.home), before)
+  })
+
+  test('merges into existing settings, is idempotent, and uninstall restores the originals', () => {
+    const h = makeHome(EXISTING)
+    const original = snapshot(h.home)
+
+    const first = run(h, ['install'])
+    assert.equal(first.code, 0, first.err)
+
+    // Claude Code: our hooks added once per event, the stale one replaced, the user's kept.
+    const claude = readJson(h.file('.claude/settings.json'))
+    assert.equal(claude.model, 'opus')
+    assert.deepEqual(claude.permissions.deny, ['Read(.env)'])
+    assert.deepEqual(claude.permissions.allow, [
+      'Bash(ls)',
+      'mcp__goalSystem__goal_system_open',
+      'mcp__goalSystem__goal_system_status',
+      'mcp__goalSystem__goal_system_update',
+      'mcp__goalSystem__goal_system_close',
+    ])
+    assert.deepEqual(claude.hooks.Stop[0], { hooks: [{ type: 'command', command: 'echo my-stop-hook' }] })
+    assert.deepEqual(claude.hooks.PreToolUse[0], { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo my-bash-check' }] })
+    const commands = Object.values(claude.hooks).flat().flatMap((g) => g.hooks.map((e) => e.command))
+    const runner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']) {
+      const ours = commands.filter((c) => c.includes(runner) && c.endsWith(` claude ${event}`))
+      assert.equal(ours.length, 1, `one ${event} hook`)
+    }
+    const claudeJson = readJson(h.file('.claude.json'))
+    assert.equal(claudeJson.numStartups, 3)
+    assert.deepEqual(claudeJson.projects, { '/x': { a: 1 } })
+    assert.deepEqual(claudeJson.mcpServers.other, { command: 'other-server' })
+    assert.deepEqual(claudeJson.mcpServers.goalSystem.args, [path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')])
+
+    // Copilot CLI: hooks file, MCP server beside the user's, experimental flag, shim, skill.
+    const hooks = readJson(h.file('.copilot/hooks/goal-system.json'))
+    assert.equal(hooks.version, 1)
+    for (const event of ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'subagentStart', 'preCompact']) {
+      assert.deepEqual(hooks.hooks[event], [
+        { type: 'command', bash: `bash ${path.join(pkg, 'hooks', 'goal-context.sh')} ${event}`, timeoutSec: 10 },
+      ])
+    }
+    assert.equal(fs.readFileSync(h.file('.copilot/hooks/other.json'), 'utf8'), EXISTING['.copilot/hooks/other.json'])
+    assert.deepEqual(readJson(h.file('.copilot/settings.json')), { theme: 'dark', experimental: true })
+    assert.match(fs.readFileSync(h.file('.copilot/settings.json'), 'utf8'), /^\{\n {4}"theme"/, 'keeps the 4-space indent')
+    const mcp = readJson(h.file('.copilot/mcp-config.json'))
+    assert.deepEqual(Object.keys(mcp.mcpServers), ['github', 'goalSystem'])
+    assert.equal(mcp.mcpServers.goalSystem.type, 'local')
+    assert.deepEqual(mcp.mcpServers.goalSystem.tools, ['*'])
+    const shim = fs.readFileSync(h.file('.copilot/extensions/goal-system/extension.mjs'), 'utf8')
+    assert.match(shim, /generated by goal-system install/)
+    assert.ok(shim.includes(`import ${JSON.stringify(pathToFileURL(path.join(pkg, 'extension.mjs')).href)}`), shim)
+    assert.ok(fs.readFileSync(h.file('.copilot/skills/goal/SKILL.md'), 'utf8').startsWith(fs.readFileSync(path.join(pkg, 'skills/goal/SKILL.md'), 'utf8').trimEnd()))
+
+    // VS Code: user MCP server beside the user's; agent in the user prompts folder.
+    const vscode = readJson(h.file('.config/Code/User/mcp.json'))
+    assert.deepEqual(vscode.servers.mine, { type: 'stdio', command: 'mine' })
+    assert.deepEqual(vscode.inputs, [])
+    assert.equal(vscode.servers.goalSystem.command, 'node')
+    assert.ok(fs.existsSync(h.file('.config/Code/User/prompts/goal-system.agent.md')))
+    assert.ok(!JSON.stringify(snapshot(h.home).files).includes('${GOAL_SYSTEM_HOME}'), 'placeholder replaced everywhere')
+
+    // One backup per changed pre-existing file, holding the original bytes.
+    const afterFirst = snapshot(h.home)
+    const backups = Object.keys(afterFirst.files).filter(isBackup)
+    for (const rel of ['.claude/settings.json', '.claude.json', '.copilot/settings.json', '.copilot/mcp-config.json', '.config/Code/User/mcp.json']) {
+      const mine = backups.filter((b) => b.startsWith(rel + '.goal-system.bak-'))
+      assert.equal(mine.length, 1, `one backup of ${rel}`)
+      assert.equal(afterFirst.files[mine[0]], original.files[rel])
+    }
+
+    // Second run: every file unchanged, byte for byte, and no new backup.
+    const second = run(h, ['install'])
+    assert.equal(second.code, 0, second.err)
+    assert.doesNotMatch(second.out, /^\s+(create|update)\s/m)
+    assert.match(second.out, /Installed: 0 file\(s\) changed/)
+    assert.deepEqual(snapshot(h.home), afterFirst)
+
+    // Uninstall: pre-existing files back to their original bytes (their backups, now
+    // redundant, go too); created files and folders gone.
+    const un = run(h, ['uninstall'])
+    assert.equal(un.code, 0, un.err)
+    assert.deepEqual(snapshot(h.home), original)
+  })
+
+  test('stale goal-system entries (an older clone) are replaced, not duplicated', () => {
+    const stale = (event) => ({ type: 'command', command: `node "/old/clone/adapters/vscode-chat/hook-runner.mjs" claude ${event}`, timeout: 10 })
+    const h = makeHome({
+      '.claude/settings.json': JSON.stringify({
+        hooks: {
+          PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'echo keep-me' }, stale('PreToolUse')] }],
+          Stop: [{ hooks: [stale('Stop')] }],
+        },
+      }),
+      '.copilot/hooks/goal-system.json': JSON.stringify({ version: 1, hooks: { agentStop: [{ type: 'command', bash: 'bash /old/clone/hooks/goal-context.sh agentStop', timeoutSec: 10 }] } }),
+    })
+    assert.equal(run(h, ['install', '--claude', '--copilot-cli']).code, 0)
+    const text = fs.readFileSync(h.file('.claude/settings.json'), 'utf8') + fs.readFileSync(h.file('.copilot/hooks/goal-system.json'), 'utf8')
+    assert.ok(!text.includes('/old/clone'), text)
+    const claude = readJson(h.file('.claude/settings.json'))
+    assert.deepEqual(claude.hooks.PreToolUse[0], { matcher: '*', hooks: [{ type: 'command', command: 'echo keep-me' }] })
+    assert.equal(claude.hooks.PreToolUse.length, 2)
+    assert.equal(claude.hooks.Stop.length, 1)
+    assert.equal(readJson(h.file('.copilot/hooks/goal-system.json')).hooks.agentStop.length, 1)
+  })
+
+  test('a fresh HOME: uninstall removes everything install created', () => {
+    const h = makeHome()
+    assert.equal(run(h, ['install']).code, 0)
+    assert.ok(fs.existsSync(h.file('.copilot/goal-system-install.json')))
+    const un = run(h, ['uninstall'])
+    assert.equal(un.code, 0, un.err)
+    assert.deepEqual(snapshot(h.home), { files: {}, dirs: [] })
+  })
+
+  test('a settings file that is not valid JSON: refuses, names it, exit 3, nothing changed', () => {
+    const h = makeHome({ ...EXISTING, '.claude.json': '{"numStartups": 3,\n  "mcpServers": {\n' })
+    const before = snapshot(h.home)
+    const r = run(h, ['install'])
+    assert.equal(r.code, 3)
+    assert.ok(r.err.includes(`${h.file('.claude.json')} is not valid JSON`), r.err)
+    assert.match(r.err, /Nothing was changed/)
+    assert.deepEqual(snapshot(h.home), before)
+
+    const jsonc = makeHome({ '.config/Code/User/mcp.json': '{\n  // my servers\n  "servers": {},\n}\n' })
+    const r2 = run(jsonc, ['install', '--vscode'])
+    assert.equal(r2.code, 3)
+    assert.match(r2.err, /comments or trailing commas/)
+    assert.deepEqual(Object.keys(snapshot(jsonc.home).files), ['.config/Code/User/mcp.json'])
+  })
+
+  test('a file of the same name that is not ours is refused (exit 1), nothing changed', () => {
+    const h = makeHome({ '.copilot/skills/goal/SKILL.md': '---\nname: goal\n---\nmy own skill\n' })
+    const before = snapshot(h.home)
+    const r = run(h, ['install', '--copilot-cli'])
+    assert.equal(r.code, 1)
+    assert.ok(r.err.includes(`${h.file('.copilot/skills/goal/SKILL.md')} exists and was not written by goal-system`), r.err)
+    assert.deepEqual(snapshot(h.home), before)
+  })
+
+  test('--project writes the workspace layout; uninstall --project restores it', () => {
+    const h = makeHome({ '.claude/settings.json': '{"permissions":{"allow":["Bash(ls)"]}}' })
+    const proj = path.join(path.dirname(h.home), 'proj')
+    fs.mkdirSync(proj)
+    fs.writeFileSync(path.join(proj, '.mcp.json'), JSON.stringify({ mcpServers: { db: { command: 'db-mcp' } } }, null, 2) + '\n')
+    const projBefore = snapshot(proj)
+    const homeBefore = snapshot(h.home)
+
+    const r = run(h, ['install', '--project', proj])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.out, /Copilot CLI is installed at user level/)
+    const runner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
+    const vsHooks = readJson(path.join(proj, '.github/hooks/goal-system.json'))
+    assert.ok(vsHooks.hooks.PreToolUse[0].command.includes(`"${runner}" vscode PreToolUse`))
+    assert.ok(readJson(path.join(proj, '.claude/settings.json')).hooks.Stop[0].hooks[0].command.includes(`"${runner}" claude Stop`))
+    assert.deepEqual(Object.keys(readJson(path.join(proj, '.mcp.json')).mcpServers), ['db', 'goalSystem'])
+    assert.ok(readJson(path.join(proj, '.vscode/mcp.json')).servers.goalSystem)
+    assert.ok(fs.existsSync(path.join(proj, '.github/agents/goal-system.agent.md')))
+    // Claude's MCP permissions are honoured only in the user settings; no user hooks there.
+    const userClaude = readJson(h.file('.claude/settings.json'))
+    assert.equal(userClaude.permissions.allow.length, 5)
+    assert.equal(userClaude.hooks, undefined)
+    assert.equal(fs.existsSync(h.file('.claude.json')), false)
+    assert.equal(fs.existsSync(h.file('.config/Code/User/mcp.json')), false)
+    assert.ok(fs.existsSync(h.file('.copilot/hooks/goal-system.json')))
+
+    // A user-level install too: the shared permissions stay until the last install goes.
+    assert.equal(run(h, ['install', '--claude']).code, 0)
+    assert.equal(run(h, ['uninstall', '--project', proj]).code, 0)
+    assert.deepEqual(snapshot(proj), projBefore)
+    assert.equal(readJson(h.file('.claude/settings.json')).permissions.allow.length, 5)
+    assert.ok(readJson(h.file('.claude/settings.json')).hooks.Stop)
+    assert.equal(run(h, ['uninstall', '--claude']).code, 0)
+    const homeAfter = snapshot(h.home)
+    // The second install changed the file again, so its backup of that state stays.
+    assert.deepEqual(Object.keys(homeAfter.files).filter(isBackup).length, 1)
+    assert.deepEqual({ ...homeAfter, files: Object.fromEntries(Object.entries(homeAfter.files).filter(([f]) => !isBackup(f))) }, homeBefore)
+  })
+})
+
+describe('doctor', () => {
+  test('passes after install; fails with the fix once a path is broken', () => {
+    const h = makeHome(EXISTING)
+    assert.equal(run(h, ['install']).code, 0)
+    const ok = run(h, ['doctor'])
+    assert.equal(ok.code, 0, ok.out + ok.err)
+    assert.match(ok.out, /All checks passed/)
+    assert.match(ok.out, /native hook answers \{\}/)
+    const json = JSON.parse(run(h, ['doctor', '--json']).out)
+    assert.equal(json.ok, true)
+    assert.equal(json.package, pkg)
+
+    // The Copilot CLI hooks file deleted.
+    fs.rmSync(h.file('.copilot/hooks/goal-system.json'))
+    const missing = run(h, ['doctor'])
+    assert.equal(missing.code, 1)
+    assert.ok(missing.out.includes(`FAIL  Copilot CLI: ${h.file('.copilot/hooks/goal-system.json')}: missing`), missing.out)
+    assert.match(missing.out, /fix: goal-system install --copilot-cli/)
+    assert.equal(run(h, ['install', '--copilot-cli']).code, 0)
+    assert.equal(run(h, ['doctor']).code, 0)
+
+    // A Claude hook pointed at a script that does not exist.
+    const settings = readJson(h.file('.claude/settings.json'))
+    const group = settings.hooks.PreToolUse.find((g) => g.hooks[0].command.includes('hook-runner.mjs'))
+    group.hooks[0].command = 'node "/nowhere/adapters/vscode-chat/hook-runner.mjs" claude PreToolUse'
+    fs.writeFileSync(h.file('.claude/settings.json'), JSON.stringify(settings))
+    const broken = run(h, ['doctor', '--json'])
+    assert.equal(broken.code, 1)
+    const finding = JSON.parse(broken.out).findings.find((f) => f.status === 'fail')
+    assert.equal(finding.area, 'Claude Code')
+    assert.match(finding.message, /\/nowhere\/adapters\/vscode-chat\/hook-runner\.mjs does not exist/)
+    assert.equal(finding.fix, 'goal-system install --claude')
+
+    // The experimental flag turned off, and a hooks file that is not JSON.
+    assert.equal(run(h, ['install']).code, 0)
+    fs.writeFileSync(h.file('.copilot/settings.json'), '{"experimental": false}')
+    fs.writeFileSync(h.file('.copilot/hooks/goal-system.json'), '{"version": 1, "hooks": ')
+    const flags = run(h, ['doctor'])
+    assert.equal(flags.code, 1)
+    assert.match(flags.out, /experimental is false, expected true/)
+    assert.match(flags.out, /goal-system\.json: not valid JSON/)
+  })
+
+  test('nothing installed, and state files readable by others, are failures', () => {
+    const h = makeHome()
+    const none = run(h, ['doctor'])
+    assert.equal(none.code, 1)
+    assert.match(none.out, /not installed for any host/)
+
+    assert.equal(run(h, ['install', '--claude']).code, 0)
+    fs.mkdirSync(path.join(h.stateRoot, 'by-session'), { recursive: true, mode: 0o700 })
+    fs.chmodSync(h.stateRoot, 0o700)
+    fs.writeFileSync(path.join(h.stateRoot, 'by-session', 'x.json'), '{}', { mode: 0o644 })
+    const loose = run(h, ['doctor', '--claude'])
+    assert.equal(loose.code, 1)
+    assert.match(loose.out, /state files readable by others: .*x\.json \(644, want 600\)/)
+    assert.match(loose.out, /fix: chmod -R go-rwx/)
+    fs.chmodSync(path.join(h.stateRoot, 'by-session', 'x.json'), 0o600)
+    assert.equal(run(h, ['doctor', '--claude']).code, 0)
+  })
+})

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// The goal-system command: install/uninstall/doctor for the hosts, and
+// list/status/show/open/update/close for goals. Each command loads only what it
+// needs (the addon only for goal commands and doctor). See `goal-system --help`.
+import { readFileSync } from 'node:fs'
+
+const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close']
+
+const io = {
+  out: (text) => process.stdout.write(text + '\n'),
+  err: (text) => process.stderr.write(text + '\n'),
+}
+
+async function main(argv) {
+  const [cmd, ...rest] = argv
+  const help = await import('../lib/cli-help.mjs')
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    if (cmd === 'help' && rest[0] && COMMANDS.includes(rest[0])) return main([rest[0], '--help'])
+    io.out(help.MAIN_HELP)
+    return cmd === undefined ? 2 : 0
+  }
+  if (cmd === '--version' || cmd === '-v' || cmd === 'version') {
+    io.out(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version)
+    return 0
+  }
+  if (!COMMANDS.includes(cmd)) {
+    io.err(`goal-system: unknown command "${cmd}"\n\n${help.MAIN_HELP}`)
+    return 2
+  }
+  if (cmd === 'install' || cmd === 'uninstall') {
+    const { runInstallCommand } = await import('../lib/cli-install.mjs')
+    return runInstallCommand(cmd, rest, io, cmd === 'install' ? help.INSTALL_HELP : help.UNINSTALL_HELP)
+  }
+  if (cmd === 'doctor') return doctor(rest, help.DOCTOR_HELP)
+  const { runGoalCommand } = await import('../lib/goals-cli.mjs')
+  const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP }
+  return runGoalCommand(cmd, rest, io, helpText[cmd])
+}
+
+async function doctor(argv, helpText) {
+  const { HOST_OPTIONS, parseOptions, selectedHosts } = await import('../lib/cli-common.mjs')
+  const { resolveProject } = await import('../lib/cli-install.mjs')
+  const { runChecks, formatFindings } = await import('../lib/doctor.mjs')
+  const opts = parseOptions(argv, { ...HOST_OPTIONS, project: { type: 'string' }, json: { type: 'boolean' } })
+  if (opts.help) {
+    io.out(helpText)
+    return 0
+  }
+  const hosts = selectedHosts(opts, { defaultAll: false })
+  const report = runChecks({ hosts: hosts.length ? hosts : null, project: resolveProject(opts.project) })
+  io.out(opts.json ? JSON.stringify(report, null, 2) : formatFindings(report))
+  return report.ok ? 0 : 1
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2))
+} catch (err) {
+  if (typeof err?.exitCode === 'number') {
+    io.err(err.message)
+    for (const d of err.details ?? []) io.err(`  ${d}`)
+    process.exitCode = err.exitCode
+  } else {
+    io.err(`goal-system: unexpected error: ${err?.stack ?? err}`)
+    process.exitCode = 3
+  }
+}

@@ -1,0 +1,207 @@
+// Help texts of the goal-system command.
+
+const EXIT_CODES = `Exit codes:
+  0  ok
+  1  a check failed or the request was refused (doctor finding, completion gate,
+     ambiguous or missing goal, a target file that belongs to someone else)
+  2  usage error (unknown option, missing argument, invalid --json)
+  3  state or file error (a settings file that is not valid JSON, unreadable
+     files, corrupt goal state, incomplete package); nothing was changed`
+
+const HOST_FLAGS = `  --copilot-cli      GitHub Copilot CLI
+  --vscode           VS Code Copilot Chat
+  --claude           Claude Code
+                     (no host flag: all three)`
+
+export const MAIN_HELP = `goal-system: keep a coding agent's long task on one persisted, evidence-gated goal.
+
+Usage: goal-system <command> [options]
+
+Wiring the hosts:
+  install      wire Copilot CLI, VS Code and Claude Code to this package
+  uninstall    remove exactly what install added
+  doctor       check each host's wiring, the addon, the native hook and the state folder
+
+Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-system):
+  list         goals as a table (or --json)
+  status       a session's goal (from --session or the environment), else the list
+  show [ID]    one goal by goal id or session id: summary, unmet conditions,
+               Copilot CLI's autopilot objective
+  open         open a goal for a session (when the goal tools are not loaded)
+  update       record progress and evidence
+  close        close as complete (through the completion gate), blocked or cancelled
+
+Options:
+  -h, --help   this help; goal-system <command> --help for a command's options
+  --version    the package version
+
+${EXIT_CODES}
+
+Environment:
+  GOAL_SYSTEM_STATE_ROOT     the goal-system state folder
+  GOAL_SYSTEM_SESSION_ID, COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID
+                             the session of open/update/close/status (first set wins)
+  COPILOT_HOME, CLAUDE_CONFIG_DIR, GOAL_SYSTEM_VSCODE_USER_DIR
+                             where the hosts keep their user files`
+
+export const INSTALL_HELP = `Usage: goal-system install [--copilot-cli] [--vscode] [--claude] [--project DIR] [--dry-run]
+
+Wire the hosts to this package (${'${GOAL_SYSTEM_HOME}'} in the package templates becomes
+its absolute path). Settings files are merged: unrelated keys, hooks and MCP servers
+stay; goal-system's own entries (recognized by the paths to goal-context.sh,
+hook-runner.mjs, mcp-server.mjs) are replaced, never duplicated. Every file is read
+and checked first; if one is not valid JSON, nothing is written (exit 3). Each
+changed file is backed up once per run as <file>.goal-system.bak-<time>, and written
+atomically. What was added is recorded in ~/.copilot/goal-system-install.json so
+uninstall is exact.
+
+${HOST_FLAGS}
+  --project DIR      workspace layout for VS Code and Claude Code (Copilot CLI is
+                     always user level: project extensions do not load in -p mode)
+  --dry-run          print the plan (create / update / unchanged per file), write nothing
+
+Files, user level:
+  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: bash <pkg>/hooks/goal-context.sh <event>
+               ~/.copilot/extensions/goal-system/extension.mjs   shim importing <pkg>/extension.mjs
+               ~/.copilot/settings.json                 "experimental": true (needed to load the extension)
+               ~/.copilot/mcp-config.json               mcpServers.goalSystem
+               ~/.copilot/skills/goal/SKILL.md          the "goal" skill
+  VS Code      <user folder>/mcp.json                   servers.goalSystem
+               <user folder>/prompts/goal-system.agent.md
+               (<user folder>: ~/.config/Code/User on Linux, ~/Library/Application Support/Code/User
+               on macOS, %APPDATA%\\Code\\User on Windows; GOAL_SYSTEM_VSCODE_USER_DIR overrides.
+               VS Code hooks exist only per workspace: use --project.)
+  Claude Code  ~/.claude/settings.json                  hooks, and permissions.allow for the 4 goal tools
+               ~/.claude.json                           mcpServers.goalSystem
+Files, --project DIR:
+  VS Code      DIR/.vscode/mcp.json, DIR/.github/hooks/goal-system.json,
+               DIR/.github/agents/goal-system.agent.md
+  Claude Code  DIR/.claude/settings.json (hooks), DIR/.mcp.json (mcpServers.goalSystem),
+               and the permissions in the user ~/.claude/settings.json (Claude Code honours
+               MCP tool permissions only there)
+
+${EXIT_CODES}`
+
+export const UNINSTALL_HELP = `Usage: goal-system uninstall [--copilot-cli] [--vscode] [--claude] [--project DIR] [--dry-run]
+
+Remove exactly what \`goal-system install\` with the same flags added: its entries in
+merged settings files (a key it replaced gets its previous value back), the files it
+created (shim, skill, agent, hooks files) and folders it created that are now empty.
+A settings file that becomes equal to its state before the first install gets its
+original bytes back. Entries still needed by another install (for example the Claude
+permissions shared by a user and a project install) stay until the last one goes.
+
+${HOST_FLAGS}
+  --project DIR      undo an install made with --project DIR
+  --dry-run          print the plan, write nothing
+
+${EXIT_CODES}`
+
+export const DOCTOR_HELP = `Usage: goal-system doctor [--copilot-cli] [--vscode] [--claude] [--project DIR] [--json]
+
+Check what is installed (per the install manifest, or the hosts named): each settings
+file present, valid JSON, with goal-system's entries pointing at this package and at
+files that exist; the extension shim, skill and agent up to date; "experimental": true
+for the Copilot CLI extension; the Claude tool permissions; the addon loads; the native
+hook is executable and answers {} to an empty payload; the hook runner answers {};
+the state folder is writable with 0700 folders and 0600 files. Each problem is printed
+with its fix.
+
+  --json             the findings as JSON: { ok, package, findings: [{status, area, message, fix}] }
+
+Exit codes: 0 all checks passed; 1 a check failed; 2 usage error.`
+
+const SESSION_HELP = `Session: --session ID (a session id or a goal id), else GOAL_SYSTEM_SESSION_ID,
+COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID; with none, the one open goal of the folder
+(--cwd, default the current folder). With several open goals there, the command
+refuses (exit 1) and lists them.`
+
+const FIELD_HELP = `Fields (repeatable; durable lists append, remaining and blockers replace):
+  --done TEXT (doneSoFar)           --remaining TEXT        --no-remaining (clear it)
+  --blocker TEXT (blockers)         --no-blockers (clear it)
+  --requirement TEXT                --scope TEXT             --constraint TEXT
+  --must-not-regress TEXT           --environment TEXT       --tool TEXT (requiredTools)
+  --validation TEXT (validationProof)       --verification TEXT (verificationResults)
+  --coverage TEXT (requirementCoverage)     --inspection TEXT (inspectionEvidence)
+  --issue TEXT (discoveredIssues)           --resolved TEXT (resolvedIssues)
+  --audit TEXT (completionAudit)
+  Each record field also works by its own name, e.g. --validationProof TEXT.
+  --json '{...}'     any fields as a JSON object (issueResolutions need it); --json - reads stdin`
+
+export const LIST_HELP = `Usage: goal-system list [--cwd DIR] [--session ID] [--open] [--json]
+
+Goals in the state folder, newest first: id, session, status, updated, remaining
+count, unmet completion conditions, cwd.
+
+  --cwd DIR          only goals of this folder
+  --session ID       only goals of this session (or this goal id)
+  --open             only open goals (draft, active, blocked without closedAt)
+  --json             JSON: [{id, sessionId, cwd, objective, status, open, createdAt,
+                     updatedAt, closedAt, remaining, blockers, unmet}]
+
+${EXIT_CODES}`
+
+export const STATUS_HELP = `Usage: goal-system status [ID] [--session ID] [--cwd DIR] [--open] [--json]
+
+With a goal id or session (argument, --session, or the session environment
+variables): like show. Otherwise: like list.
+
+${EXIT_CODES}`
+
+export const SHOW_HELP = `Usage: goal-system show [ID] [--session ID] [--cwd DIR] [--json]
+
+One goal by goal id or session id: its summary, every unmet completion condition,
+drift, and Copilot CLI's own autopilot objective when the session has one. Without
+an ID: the session from the environment, else the one open goal of the folder.
+
+  --json             JSON: {id, sessionId, cwd, objective, status, open, unmet:
+                     [{field, message}], drift, autopilot, summary, warnings, goal}
+
+${SESSION_HELP}
+
+${EXIT_CODES}`
+
+export const OPEN_HELP = `Usage: goal-system open --session ID --objective TEXT [--draft] [--replace] [fields]
+
+Open a goal for a session, as goal_system_open does. The same objective continues
+the open goal; a different one needs --replace (only when the user asked for a new
+objective).
+
+  --objective TEXT   what the goal is
+  --draft            open as draft (default active)
+  --replace          replace the session's open goal with a new objective
+  --session ID       the session (or GOAL_SYSTEM_SESSION_ID, COPILOT_SESSION_ID,
+                     CLAUDE_CODE_SESSION_ID); required
+  --cwd DIR          the session's folder (default: the current folder)
+
+${FIELD_HELP}
+
+${EXIT_CODES}`
+
+export const UPDATE_HELP = `Usage: goal-system update [--session ID] [--cwd DIR] [fields] [--status S --reason TEXT]
+
+Record progress and evidence, as goal_system_update does, e.g.
+  goal-system update --session S --done "parser rewritten" --remaining "docs"
+  goal-system update --json '{"doneSoFar":["..."],"remaining":[]}'
+  echo '{"validationProof":["npm test: 42 passed"]}' | goal-system update --json -
+
+  --status S         active, draft or blocked (resumable; give --reason)
+  --reason TEXT      the status reason
+
+${FIELD_HELP}
+
+${SESSION_HELP}
+
+${EXIT_CODES}`
+
+export const CLOSE_HELP = `Usage: goal-system close [--status complete|blocked|cancelled] [--reason TEXT] [--session ID] [fields]
+
+Close the goal, as goal_system_close does. complete (the default) passes only through
+the completion gate: a refused close prints every unmet condition and exits 1
+(evidence given with it is still recorded). blocked and cancelled need --reason.
+
+${FIELD_HELP}
+
+${SESSION_HELP}
+
+${EXIT_CODES}`

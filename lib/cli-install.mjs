@@ -1,0 +1,104 @@
+// `goal-system install` and `goal-system uninstall`: build the targets, make the
+// plan, print it, and (unless --dry-run) apply it.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { EXIT, HOST_OPTIONS, parseOptions, refused, selectedHosts, stateError, usageError } from './cli-common.mjs'
+import { timeStamp } from './fs-safe.mjs'
+import { applyPlan, makePlan } from './install-plan.mjs'
+import { HOST_LABELS, PACKAGE_ROOT, PackageFileError, buildTargets } from './install-targets.mjs'
+
+export const INSTALL_OPTIONS = {
+  ...HOST_OPTIONS,
+  project: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+}
+
+/** --project DIR: an existing folder, made absolute. */
+export function resolveProject(dir) {
+  if (dir === undefined) return null
+  if (dir === '') throw usageError('--project needs a folder')
+  const abs = path.resolve(dir)
+  let stat
+  try {
+    stat = fs.statSync(abs)
+  } catch {
+    throw usageError(`--project ${dir}: no such folder`)
+  }
+  if (!stat.isDirectory()) throw usageError(`--project ${dir}: not a folder`)
+  return abs
+}
+
+export function runInstallCommand(mode, argv, io, help) {
+  const opts = parseOptions(argv, INSTALL_OPTIONS)
+  if (opts.help) {
+    io.out(help)
+    return EXIT.OK
+  }
+  const hosts = selectedHosts(opts)
+  const project = resolveProject(opts.project)
+  let built
+  try {
+    built = buildTargets({ hosts, project, env: process.env })
+  } catch (err) {
+    if (err instanceof PackageFileError) throw stateError(`goal-system ${mode}: ${err.message}`)
+    throw err
+  }
+  const plan = makePlan(mode, built.targets, built.locations.manifest, timeStamp())
+  if (plan.errors.length) {
+    throw stateError(
+      `goal-system ${mode}: refusing to change anything:`,
+      plan.errors.map((e) => e.message).concat(['Nothing was changed.']),
+    )
+  }
+  if (plan.conflicts.length) {
+    throw refused(
+      `goal-system ${mode}: refusing to change anything:`,
+      plan.conflicts.map((e) => e.message).concat(['Nothing was changed.']),
+    )
+  }
+  printPlan(mode, plan, built, hosts, project, io, opts['dry-run'])
+  if (opts['dry-run']) {
+    io.out('Dry run: nothing was written.')
+    return EXIT.OK
+  }
+  let result
+  try {
+    result = applyPlan(plan)
+  } catch (err) {
+    throw stateError(`goal-system ${mode}: writing failed: ${err.message}`, [
+      'Files written before the failure keep their new content; run the command again to finish.',
+    ])
+  }
+  const changed = plan.entries.filter((e) => ['create', 'update', 'remove'].includes(e.action)).length
+  io.out(`${mode === 'install' ? 'Installed' : 'Uninstalled'}: ${changed} file(s) changed.`)
+  if (result.backups.length) io.out(`Backups:\n${result.backups.map((b) => `  ${b}`).join('\n')}`)
+  if (mode === 'install') io.out('Check the wiring with: goal-system doctor')
+  return EXIT.OK
+}
+
+function printPlan(mode, plan, built, hosts, project, io, dryRun) {
+  const where = project ? `project ${project}` : 'user level'
+  io.out(`goal-system ${mode}${dryRun ? ' --dry-run' : ''}: ${hosts.map((h) => HOST_LABELS[h]).join(', ')} (${where})`)
+  io.out(`package: ${PACKAGE_ROOT}`)
+  const lines = []
+  for (const e of plan.entries) {
+    lines.push(`  ${e.action.padEnd(9)} ${e.file}`)
+    const detail = e.action === 'keep' ? 'still needed by another install; left as is' : e.detail ?? e.target.label
+    lines.push(`            ${detail}`)
+  }
+  const m = plan.manifest
+  lines.push(`  ${m.action.padEnd(9)} ${m.file}`, '            install manifest (what uninstall removes)')
+  io.out(lines.join('\n'))
+  const backups = plan.entries.filter((e) => e.backup).map((e) => e.backup)
+  if (backups.length) io.out(`Backups (before the change):\n${backups.map((b) => `  ${b}`).join('\n')}`)
+  const notes = mode === 'install' ? [...built.notes, ...missingPackageFiles(plan)] : []
+  if (notes.length) io.out(`Notes:\n${notes.map((n) => `  - ${n}`).join('\n')}`)
+}
+
+/** Package files the installed wiring runs but that are not there (yet). */
+function missingPackageFiles(plan) {
+  const missing = new Set()
+  for (const e of plan.entries) for (const f of e.target.requires) if (!fs.existsSync(f)) missing.add(f)
+  return [...missing].map((f) => `warning: ${f} is missing from the package; the host will fail to run it until it exists`)
+}

@@ -1,0 +1,287 @@
+// Goal commands of `goal-system`: list, status, show, open, update, close. They
+// call the same addon functions as the goal tools, so the same rules apply.
+import fs from 'node:fs'
+import path from 'node:path'
+
+import { EXIT, addonError, loadAddon, parseOptions, refused, usageError } from './cli-common.mjs'
+
+/** The record's list fields, and short flag names for the common ones. */
+export const LIST_FIELDS = [
+  'requirements',
+  'scope',
+  'mustNotRegress',
+  'constraints',
+  'currentEnvironment',
+  'requiredTools',
+  'validationProof',
+  'verificationResults',
+  'requirementCoverage',
+  'inspectionEvidence',
+  'discoveredIssues',
+  'resolvedIssues',
+  'doneSoFar',
+  'completionAudit',
+  'remaining',
+  'blockers',
+]
+
+export const FIELD_ALIASES = {
+  done: 'doneSoFar',
+  requirement: 'requirements',
+  constraint: 'constraints',
+  'must-not-regress': 'mustNotRegress',
+  environment: 'currentEnvironment',
+  tool: 'requiredTools',
+  validation: 'validationProof',
+  verification: 'verificationResults',
+  coverage: 'requirementCoverage',
+  inspection: 'inspectionEvidence',
+  issue: 'discoveredIssues',
+  resolved: 'resolvedIssues',
+  audit: 'completionAudit',
+  blocker: 'blockers',
+}
+
+const SESSION_ENV = ['GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID']
+
+const COMMON = {
+  session: { type: 'string' },
+  cwd: { type: 'string' },
+  json: { type: 'boolean' },
+}
+
+const FIELD_OPTIONS = Object.fromEntries(
+  [...LIST_FIELDS, ...Object.keys(FIELD_ALIASES)].map((name) => [name, { type: 'string', multiple: true }]),
+)
+
+const WRITE_OPTIONS = {
+  session: { type: 'string' },
+  cwd: { type: 'string' },
+  json: { type: 'string' },
+  ...FIELD_OPTIONS,
+  'no-remaining': { type: 'boolean' },
+  'no-blockers': { type: 'boolean' },
+}
+
+export const GOAL_COMMAND_OPTIONS = {
+  list: { ...COMMON, open: { type: 'boolean' } },
+  status: { ...COMMON, open: { type: 'boolean' } },
+  show: COMMON,
+  open: { ...WRITE_OPTIONS, objective: { type: 'string' }, draft: { type: 'boolean' }, replace: { type: 'boolean' } },
+  update: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' } },
+  close: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' } },
+}
+
+export function runGoalCommand(cmd, argv, io, help) {
+  const opts = parseOptions(argv, GOAL_COMMAND_OPTIONS[cmd], { positionals: ['list', 'update', 'close', 'open'].includes(cmd) ? 0 : 1 })
+  if (opts.help) {
+    io.out(help)
+    return EXIT.OK
+  }
+  const cwd = opts.cwd !== undefined ? path.resolve(opts.cwd) : null
+  switch (cmd) {
+    case 'list':
+      return list(opts, cwd, io)
+    case 'status':
+      return opts.positionals[0] || sessionFromFlagOrEnv(opts) ? show(opts, cwd, io) : list(opts, cwd, io)
+    case 'show':
+      return show(opts, cwd, io)
+    default:
+      return write(cmd, opts, cwd, io)
+  }
+}
+
+// ---- reading ----
+
+function list(opts, cwd, io) {
+  const addon = loadAddon()
+  let listings = call(() => addon.listGoals(cwd ?? undefined), 'list')
+  if (opts.session) listings = listings.filter((l) => l.goal.sessionId === opts.session || l.goal.id === opts.session)
+  if (opts.open) listings = listings.filter((l) => l.open)
+  if (opts.json) {
+    io.out(JSON.stringify(listings.map(listingJson), null, 2))
+    return EXIT.OK
+  }
+  if (!listings.length) {
+    io.out(`No goals${cwd ? ` for ${cwd}` : ''} in ${addon.statePaths().root}.`)
+    return EXIT.OK
+  }
+  io.out(table(listings))
+  return EXIT.OK
+}
+
+function listingJson(l) {
+  const g = l.goal
+  return {
+    id: g.id,
+    sessionId: g.sessionId,
+    cwd: g.cwd,
+    objective: g.objective,
+    status: l.status,
+    open: l.open,
+    createdAt: g.createdAt,
+    updatedAt: g.updatedAt,
+    closedAt: g.closedAt ?? null,
+    remaining: g.remaining ?? [],
+    blockers: g.blockers ?? [],
+    unmet: l.unmet,
+  }
+}
+
+const shortTime = (iso) => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z') : '-')
+
+function clip(text, max) {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text
+}
+
+/** A plain-text table: id, session, status, updated, remaining count, unmet conditions, cwd. */
+export function table(listings) {
+  const head = ['ID', 'SESSION', 'STATUS', 'UPDATED', 'REMAINING', 'UNMET', 'CWD']
+  const rows = listings.map((l) => [
+    l.goal.id,
+    clip(l.goal.sessionId, 40),
+    l.status,
+    shortTime(l.goal.updatedAt),
+    String((l.goal.remaining ?? []).length),
+    clip(l.unmet.length ? l.unmet.join(',') : '-', 60),
+    l.goal.cwd,
+  ])
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')
+  return [line(head), ...rows.map(line)].join('\n')
+}
+
+function show(opts, cwd, io) {
+  const addon = loadAddon()
+  const key = opts.positionals[0] ?? sessionFromFlagOrEnv(opts)
+  const listing = key ? call(() => addon.findGoal(key), 'show') : soleOpenGoal(addon, cwd ?? process.cwd())
+  if (!listing) throw refused(`goal-system show: no goal with id or session "${key}"`)
+  const goal = listing.goal
+  const status = call(() => addon.goalStatusSync({ sessionId: goal.sessionId, cwd: goal.cwd }), 'show')
+  const current = status.goal?.id === goal.id
+  const result = {
+    id: goal.id,
+    sessionId: goal.sessionId,
+    cwd: goal.cwd,
+    objective: goal.objective,
+    status: listing.status,
+    open: listing.open,
+    unmet: current ? status.unmet : listing.unmet.map((field) => ({ field, message: '' })),
+    drift: current ? status.drift : null,
+    autopilot: status.autopilot ?? null,
+    summary: current ? status.summary : listing.summary,
+    warnings: current ? status.warnings : [],
+    goal,
+  }
+  if (opts.json) {
+    io.out(JSON.stringify(result, null, 2))
+    return EXIT.OK
+  }
+  io.out(`Goal ${goal.id} (${listing.status})\nSession: ${goal.sessionId}\nCwd: ${goal.cwd}`)
+  io.out(result.summary.trimEnd())
+  if (!current) {
+    io.out(`Note: session ${goal.sessionId} has moved on to goal ${status.goal?.id ?? '(none)'}; this one is history.`)
+    if (result.autopilot) io.out(`Copilot CLI autopilot objective: ${result.autopilot.objective} (status ${result.autopilot.status})`)
+  }
+  return EXIT.OK
+}
+
+// ---- writing ----
+
+function sessionFromFlagOrEnv(opts) {
+  if (opts.session) return opts.session
+  for (const name of SESSION_ENV) if (process.env[name]) return process.env[name]
+  return null
+}
+
+/** The one open goal of a folder, as continuation finds it; several or none refuse. */
+function soleOpenGoal(addon, cwd) {
+  const candidates = call(() => addon.continuationCandidates(cwd), 'session lookup')
+  if (candidates.length === 1) return candidates[0]
+  const how = 'pass --session <session id or goal id> (or set GOAL_SYSTEM_SESSION_ID)'
+  if (!candidates.length) throw refused(`no session given and no open goal in ${cwd}; ${how}`)
+  throw refused(
+    `no session given and ${candidates.length} open goals in ${cwd}; name one: ${how}`,
+    candidates.map((c) => `${c.goal.id}  session ${c.goal.sessionId}  ${c.status}  ${clip(c.goal.objective ?? '', 80)}`),
+  )
+}
+
+/** Who calls: explicit session (or goal id), else the environment, else the one open goal here. */
+function resolveCaller(addon, cmd, opts, cwd) {
+  const key = sessionFromFlagOrEnv(opts)
+  if (!key) {
+    if (cmd === 'open') throw usageError('goal-system open: needs --session ID (or GOAL_SYSTEM_SESSION_ID, COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID)')
+    const only = soleOpenGoal(addon, cwd ?? process.cwd())
+    return { caller: { sessionId: only.goal.sessionId, cwd: cwd ?? only.goal.cwd }, goalId: null }
+  }
+  const found = cmd === 'open' ? null : call(() => addon.findGoal(key), 'session lookup')
+  if (!found) return { caller: { sessionId: key, cwd: cwd ?? process.cwd() }, goalId: null }
+  const goalId = found.goal.id === key ? key : null
+  return { caller: { sessionId: found.goal.sessionId, cwd: cwd ?? found.goal.cwd }, goalId }
+}
+
+/** The request: --json (object, or - for stdin) plus the field flags. */
+export function buildRequest(cmd, opts, readStdin = () => fs.readFileSync(0, 'utf8')) {
+  let request = {}
+  if (opts.json !== undefined) {
+    const text = opts.json === '-' ? readStdin() : opts.json
+    try {
+      request = JSON.parse(text)
+    } catch (err) {
+      throw usageError(`--json: not valid JSON: ${err.message}`)
+    }
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw usageError('--json: expected an object of fields')
+  }
+  for (const [flag, values] of Object.entries(opts)) {
+    const field = FIELD_ALIASES[flag] ?? (LIST_FIELDS.includes(flag) ? flag : null)
+    if (!field || !Array.isArray(values)) continue
+    const before = request[field] === undefined ? [] : [].concat(request[field])
+    request[field] = [...before, ...values]
+  }
+  if (opts['no-remaining']) request.remaining = []
+  if (opts['no-blockers']) request.blockers = []
+  if (cmd === 'open') {
+    if (opts.objective !== undefined) request.objective = opts.objective
+    if (opts.draft) request.status = 'draft'
+    if (opts.replace) request.replace = true
+    if (!request.objective) throw usageError('goal-system open: needs --objective TEXT')
+  } else {
+    if (opts.status !== undefined) request.status = opts.status
+    if (opts.reason !== undefined) request[cmd === 'close' ? 'reason' : 'statusReason'] = opts.reason
+  }
+  if (cmd === 'close') {
+    request.status ??= 'complete'
+    if (!['complete', 'blocked', 'cancelled'].includes(request.status)) {
+      throw usageError(`goal-system close: --status must be complete, blocked or cancelled (got "${request.status}")`)
+    }
+  }
+  return request
+}
+
+function write(cmd, opts, cwd, io) {
+  const request = buildRequest(cmd, opts)
+  const addon = loadAddon()
+  const { caller, goalId } = resolveCaller(addon, cmd, opts, cwd)
+  if (goalId && request.expectedGoalId === undefined) request.expectedGoalId = goalId
+  const fn = { open: addon.openGoalSync, update: addon.updateGoalSync, close: addon.closeGoalSync }[cmd]
+  const result = call(() => fn(caller, request), cmd)
+  for (const w of result.warnings ?? []) io.err(`warning: ${w}`)
+  const refusedClose = cmd === 'close' && !result.closed
+  if (refusedClose) {
+    io.err(result.summary.trimEnd())
+    for (const u of result.unmet) if (!result.summary.includes(u.message)) io.err(`- ${u.field}: ${u.message}`)
+    return EXIT.FAILED
+  }
+  if (cmd === 'update' && result.changes?.length) io.out(`Changes: ${result.changes.join(', ')}`)
+  if (cmd === 'open') io.out(result.created ? `Opened goal ${result.goal.id} for session ${caller.sessionId}.` : `Goal ${result.goal.id} continues (same objective).`)
+  io.out(result.summary.trimEnd())
+  return EXIT.OK
+}
+
+function call(fn, what) {
+  try {
+    return fn()
+  } catch (err) {
+    throw addonError(err, `goal-system ${what}`)
+  }
+}
