@@ -2,7 +2,7 @@
 // <event>` with real payloads on stdin, stdout parsed as the host parses it.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
@@ -193,6 +193,23 @@ describe('task_complete (Copilot CLI autopilot)', () => {
     const closed = addon.closeGoalSync(caller(s), { status: 'complete' })
     assert.equal(closed.closed, true, closed.summary)
     assert.deepEqual(pre(s, 'task_complete', { summary: 'Done.' }).json, {})
+  })
+})
+
+describe("Copilot CLI's own autopilot objective", () => {
+  test('status shows it beside the goal and reports a completed objective with an open goal', () => {
+    const s = session()
+    openViaGoal(s, 'print hello twice')
+    const dir = join(state.home, '.copilot', 'session-state', s)
+    writeFileSync(
+      join(dir, 'autopilot-objective.json'),
+      JSON.stringify({ version: 1, current: { id: 1, objective: 'print hello twice', status: 'completed', continuationCount: 2, turnCount: 3, tokenCount: 220 } }),
+    )
+    const status = addon.goalStatusSync(caller(s))
+    assert.equal(status.autopilot.status, 'completed')
+    assert.equal(status.autopilot.objective, 'print hello twice')
+    assert.ok(status.warnings.some((w) => /autopilot objective completed, but goal goal-[0-9a-f]{20} is still open/.test(w)), status.warnings.join('; '))
+    assert.match(status.summary, /Copilot CLI autopilot objective: print hello twice \(status completed\)/)
   })
 })
 
