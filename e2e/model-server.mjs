@@ -40,6 +40,8 @@ const DEFAULT_TEXT = 'Done.';
  *        (see isSideRequest). Side requests get the default text.
  * @param {boolean} [opts.unixSocket=true]  also listen on a Unix socket for namespace relays
  * @param {number} [opts.chunkDelayMs=0]  delay between SSE events
+ * @param {(req) => object} [opts.sideReply]  reply for requests that do not consume a script
+ *        entry (default: { text: defaultText })
  */
 export async function startModelServer(script = [], opts = {}) {
   const queue = Array.isArray(script) ? [...script] : [script];
@@ -85,7 +87,7 @@ export async function startModelServer(script = [], opts = {}) {
           if (typeof item === 'function') item = await item(entry, { requests, remaining: queue.length });
           reply = item ?? { text: defaultText };
         } else {
-          reply = { text: defaultText };
+          reply = (opts.sideReply && body && typeof body === 'object' && opts.sideReply(entry)) || { text: defaultText };
         }
         reply = normalizeReply(reply);
         entry.reply = reply;

@@ -59,12 +59,15 @@ ${HOST_FLAGS}
   --project DIR      workspace layout for VS Code and Claude Code (Copilot CLI is
                      always user level: project extensions do not load in -p mode)
   --dry-run          print the plan (create / update / unchanged per file), write nothing
+  --copilot-mcp      also register the MCP server with Copilot CLI (its model then sees
+                     each goal tool twice: the extension's and the server's)
 
 Files, user level:
   Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: bash <pkg>/hooks/goal-context.sh <event>
                ~/.copilot/extensions/goal-system/extension.mjs   shim importing <pkg>/extension.mjs
                ~/.copilot/settings.json                 "experimental": true (needed to load the extension)
-               ~/.copilot/mcp-config.json               mcpServers.goalSystem
+               ~/.copilot/mcp-config.json               mcpServers.goalSystem, only with --copilot-mcp
+                                                        (the extension offers the tools already)
                ~/.copilot/skills/goal/SKILL.md          the "goal" skill
   VS Code      <user folder>/mcp.json                   servers.goalSystem
                <user folder>/prompts/goal-system.agent.md
@@ -73,6 +76,7 @@ Files, user level:
                VS Code hooks exist only per workspace: use --project.)
   Claude Code  ~/.claude/settings.json                  hooks, and permissions.allow for the 4 goal tools
                ~/.claude.json                           mcpServers.goalSystem
+               ~/.claude/commands/goal.md               /goal (replaces Claude Code's built-in /goal)
 Files, --project DIR:
   VS Code      DIR/.vscode/mcp.json, DIR/.github/hooks/goal-system.json,
                DIR/.github/agents/goal-system.agent.md

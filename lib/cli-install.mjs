@@ -12,6 +12,7 @@ export const INSTALL_OPTIONS = {
   ...HOST_OPTIONS,
   project: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'copilot-mcp': { type: 'boolean' },
 }
 
 /** --project DIR: an existing folder, made absolute. */
@@ -39,7 +40,7 @@ export function runInstallCommand(mode, argv, io, help) {
   const project = resolveProject(opts.project)
   let built
   try {
-    built = buildTargets({ hosts, project, env: process.env })
+    built = buildTargets({ hosts, project, env: process.env, copilotMcp: mode === 'uninstall' || Boolean(opts['copilot-mcp']) })
   } catch (err) {
     if (err instanceof PackageFileError) throw stateError(`goal-system ${mode}: ${err.message}`)
     throw err

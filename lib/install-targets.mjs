@@ -148,7 +148,7 @@ function extensionShim(pkg) {
  * Each target: { host, file, kind: 'json'|'text', label, scope, ops | content,
  * dedicated (a JSON file only goal-system uses), requires (package files it runs) }.
  */
-export function buildTargets({ hosts, project = null, env = process.env, pkg = PACKAGE_ROOT }) {
+export function buildTargets({ hosts, project = null, env = process.env, pkg = PACKAGE_ROOT, copilotMcp = false }) {
   const loc = hostLocations(env)
   const scope = project ? `project:${project}` : 'user'
   const targets = []
@@ -179,12 +179,17 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       ],
       requires: [path.join(pkg, 'hooks', 'goal-context.sh'), path.join(pkg, 'native', 'goal-hook')],
     })
-    add('copilot-cli', path.join(loc.copilotHome, 'mcp-config.json'), {
-      kind: 'json',
-      label: `Copilot CLI MCP server mcpServers.${MCP_SERVER_NAME}`,
-      ops: [mcpKey(['mcpServers', MCP_SERVER_NAME], { ...vscodeServer, type: 'local', tools: ['*'] })],
-      requires: [mcpScript],
-    })
+    // The extension already offers the goal tools; Copilot CLI 1.0.102 shows an
+    // MCP server's tools beside them (each tool twice), so the MCP registration
+    // is opt-in. Uninstall always looks for it.
+    if (copilotMcp) {
+      add('copilot-cli', path.join(loc.copilotHome, 'mcp-config.json'), {
+        kind: 'json',
+        label: `Copilot CLI MCP server mcpServers.${MCP_SERVER_NAME}`,
+        ops: [mcpKey(['mcpServers', MCP_SERVER_NAME], { ...vscodeServer, type: 'local', tools: ['*'] })],
+        requires: [mcpScript],
+      })
+    }
     add('copilot-cli', path.join(loc.copilotHome, 'settings.json'), {
       kind: 'json',
       label: 'Copilot CLI: "experimental": true (user extensions load only with it)',
@@ -254,6 +259,14 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
     const allowOp = { id: 'items:permissions.allow', type: 'items', path: ['permissions', 'allow'], items: CLAUDE_PERMISSIONS }
     const hooksLabel = `Claude Code hooks: ${Object.keys(hooks).length} events run hook-runner.mjs claude`
     const allowLabel = `Claude Code permissions.allow: the ${GOAL_TOOLS.length} goal tools (MCP tools need a user-level grant)`
+    // Claude Code has a built-in /goal with its own model-judged stop hook; a
+    // command file of the same name replaces it, so one goal system runs.
+    const command = {
+      kind: 'text',
+      label: 'Claude Code /goal command (replaces the built-in /goal)',
+      content: markdownCopy(pkg, 'adapters/claude/commands/goal.md'),
+    }
+    add('claude', path.join(project ?? loc.claudeDir, project ? '.claude' : '', 'commands', 'goal.md'), command)
     if (project) {
       add('claude', path.join(project, '.claude', 'settings.json'), {
         kind: 'json',

@@ -68,7 +68,10 @@ async function run(name, args) {
     const refused = isRefusal(name, result);
     // Summary and unmet first: Claude Code (2.1.197) hands the model the
     // structuredContent JSON instead of the text, and the goal record is long.
-    const structuredContent = { summary: result.summary, unmet: result.unmet, ...result };
+    // The recent tool-call window is for hooks and `goal-system show`; the model
+    // needs only its counters, so it is left out to keep the result short.
+    const goal = result.goal && { ...result.goal, toolHistory: { ...result.goal.toolHistory, recent: undefined } };
+    const structuredContent = { summary: result.summary, unmet: result.unmet, ...result, goal };
     return { content: [{ type: 'text', text: resultText(result) }], structuredContent, isError: refused || undefined };
   } catch (err) {
     return errorResult(err);

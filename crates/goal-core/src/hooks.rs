@@ -682,11 +682,10 @@ fn stop_attempt(
         let level = guard.blocked_stops;
         if level > MAX_BLOCKED_STOPS {
             let reason = summary::loop_guard_reason(level);
+            // The reason lives in statusReason only: it is the guard's, not a
+            // blocker of the work, so resuming (status active) clears it.
             goal.completion_status = Status::Blocked;
-            goal.status_reason = Some(reason.clone());
-            if !goal.blockers.contains(&reason) {
-                goal.blockers.push(reason);
-            }
+            goal.status_reason = Some(reason);
             goal.stop_guard.blocked_stops = 0;
             goal.updated_at = clock::now_iso();
             return Ok((Change::Save(goal.clone()), (Some(goal), None, level)));
