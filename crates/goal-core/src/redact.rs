@@ -10,8 +10,13 @@
 //! Design constraints:
 //! - Linear time. Only the `regex` crate is used (no backtracking, no
 //!   look-around), every pattern uses explicit ASCII classes and ASCII word
-//!   boundaries, and the common "no secret" case costs one scan of a
-//!   pre-compiled `RegexSet`.
+//!   boundaries, and the trigger scan below is a single pass.
+//! - Cheap first call. The native hook is one short-lived process per tool
+//!   call, so nothing is compiled up front: every rule lists literal
+//!   triggers that are necessary for it to match (`ghp_`, `eyj`, `password`
+//!   followed by `=` or `:`, ...), one byte scan finds the rules whose
+//!   triggers occur, and only their regexes are compiled (once per process)
+//!   and run. The common "no secret" case compiles nothing.
 //! - Idempotent. Markers look like `[REDACTED:family]`; no pattern can match
 //!   inside a marker (value classes exclude `[`, and a quoted value that is
 //!   exactly a marker is left alone), so `redact(redact(x)) == redact(x)`.
@@ -22,7 +27,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::{Captures, Match, Regex, RegexSet};
+use regex::{Captures, Match, Regex};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -48,6 +53,18 @@ const KEY_NAMES: &str = r"password|passwd|passphrase|pwd|secret|token|api[_-]?ke
 /// `dbPassword`, `apiKey`).
 const CAMEL_KEY_NAMES: &str = r"Password|Passwd|Passphrase|Pwd|Secret|Token|Api[Kk]ey|Access[Kk]ey|Secret[Kk]ey|Private[Kk]ey";
 
+/// How every name of [`KEY_NAMES`], [`CAMEL_KEY_NAMES`] and of the secret
+/// flags ends (ASCII case-insensitively): the triggers of those rules.
+const KEY_ENDINGS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+];
+
 /// What to do with a match of a rule.
 #[derive(Clone, Copy)]
 enum Kind {
@@ -65,192 +82,575 @@ enum Kind {
     Cookie,
 }
 
+/// A literal that must occur in a text for a rule to match it. Compared
+/// ASCII case-insensitively, which can only widen it: the patterns are
+/// ASCII and their case-insensitive parts are `(?i-u:...)`.
+#[derive(Clone, Copy)]
+struct Trigger {
+    /// Lower-case ASCII of two bytes or more, or one byte in a group of
+    /// one-byte literals without conditions (see `Rule::byte_groups`).
+    lit: &'static str,
+    /// The pattern has an ASCII word boundary right before the literal, whose
+    /// first byte is a word byte: the byte before it must not be one.
+    word_start: bool,
+    /// What the pattern requires right after the literal (at most what it
+    /// requires, never more).
+    then: Then,
+}
+
+/// What a trigger requires right after its literal.
+#[derive(Clone, Copy)]
+enum Then {
+    /// Nothing.
+    Anything,
+    /// An optional, possibly escaped, quote, blanks, then `:` or `=`: the end
+    /// of a key before its operator (`password=`, `"token": `, `\"pwd\" :`).
+    Operator,
+    /// A space or a tab: a flag name or an auth scheme before its value.
+    Blank,
+}
+
+impl Trigger {
+    /// Does the trigger occur at byte offset `at` of `text`?
+    fn occurs_at(&self, text: &[u8], at: usize) -> bool {
+        let lit = self.lit.as_bytes();
+        let end = at + lit.len();
+        match text.get(at..end) {
+            Some(window) if window.eq_ignore_ascii_case(lit) => {}
+            _ => return false,
+        }
+        if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
+            return false;
+        }
+        let rest = &text[end..];
+        match self.then {
+            Then::Anything => true,
+            Then::Blank => matches!(rest.first(), Some(b' ' | b'\t')),
+            Then::Operator => {
+                // `(?:\\?["'])?[ \t]*` then the first byte of `:`, `=`, `:=`
+                // or `=>`. Each blank run follows at most a few literal
+                // occurrences, so the scan stays linear.
+                let quote = match rest {
+                    [b'\\', b'"' | b'\'', ..] => 2,
+                    [b'"' | b'\'', ..] => 1,
+                    _ => 0,
+                };
+                let blanks = rest[quote..]
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count();
+                matches!(rest.get(quote + blanks), Some(b':' | b'='))
+            }
+        }
+    }
+}
+
+/// `[A-Za-z0-9_]`, the bytes of `(?-u:\w)`.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn triggers(lits: &[&'static str], word_start: bool, then: Then) -> Vec<Trigger> {
+    lits.iter()
+        .map(|&lit| Trigger {
+            lit,
+            word_start,
+            then,
+        })
+        .collect()
+}
+
+/// Literals anywhere.
+fn lits(lits: &[&'static str]) -> Vec<Trigger> {
+    triggers(lits, false, Then::Anything)
+}
+
+/// Literals at the start of a word (the pattern has `\b` before them).
+fn words(lits: &[&'static str]) -> Vec<Trigger> {
+    triggers(lits, true, Then::Anything)
+}
+
+/// Key endings followed by an assignment operator.
+fn keys(lits: &[&'static str]) -> Vec<Trigger> {
+    triggers(lits, false, Then::Operator)
+}
+
+/// Literals followed by a blank.
+fn blanks(lits: &[&'static str], word_start: bool) -> Vec<Trigger> {
+    triggers(lits, word_start, Then::Blank)
+}
+
+/// One row of the rule table.
+struct Spec {
+    family: &'static str,
+    /// Built when the rule is first needed.
+    pattern: fn() -> String,
+    kind: Kind,
+    /// Triggers in conjunctive form: the pattern can only match a text that
+    /// contains a trigger of every group. Checked by a test against every
+    /// match of the fixtures.
+    triggers: Vec<Vec<Trigger>>,
+}
+
 struct Rule {
     family: &'static str,
-    re: Regex,
+    pattern: fn() -> String,
     kind: Kind,
+    /// One bit per trigger group of literals: all of them must be seen.
+    groups: u8,
+    /// Groups of one-byte literals (`@`, `?&#;`), frequent in ordinary text:
+    /// not scanned for, but checked once the other groups are all seen.
+    byte_groups: Vec<Vec<u8>>,
+    /// Compiled on first use.
+    re: OnceLock<Regex>,
 }
+
+impl Rule {
+    fn regex(&self) -> &Regex {
+        self.re
+            .get_or_init(|| Regex::new(&(self.pattern)()).expect("redaction pattern is valid"))
+    }
+}
+
+/// A trigger of one group of one rule.
+struct Entry {
+    trigger: Trigger,
+    rule: usize,
+    /// Bit of the group in `Rule::groups`.
+    group: u8,
+}
+
+/// Rules are tracked in a `u32` bit set.
+const MAX_RULES: usize = 32;
 
 struct Engine {
-    /// Prefilter: one scan says which rules can match at all.
-    set: RegexSet,
     rules: Vec<Rule>,
+    /// Bit set of all rules.
+    all: u32,
+    /// Triggers by the first byte of their literal (lower case).
+    by_first_byte: [Vec<Entry>; 256],
+    /// Byte pairs (in any ASCII case) a trigger can start with, one bit each,
+    /// so that most bytes of a text cost one lookup...
+    starts: Box<[u64; 1024]>,
+    /// ... and its second and third bytes (any third byte for a trigger of
+    /// two bytes).
+    continues: Box<[u64; 1024]>,
 }
 
-/// The rule table, in application order.
-fn rule_specs() -> Vec<(&'static str, String, Kind)> {
-    // Value forms shared by assignments: double-quoted (with escapes),
-    // single-quoted, JSON-escaped quotes (\"...\") and bare. A bare value
-    // cannot start with a marker (`[`), a quote, an operator or a bracket;
-    // `next` records a call/index right after it (`get_token(`, `env["X"]`)
-    // and `eol` whether the value ends its line (YAML style).
-    let value = concat!(
-        r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
-        r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
-        r#"|\\"(?P<edq>[^"\\\r\n]*)\\""#,
-        r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\][^\s"'`,;&|()\[\]{}\\]*)"#,
-        r"(?P<next>[(\[])?(?P<eol>[ \t\r]*(?m:$))?)",
-    );
-    let flag_value = concat!(
-        r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
-        r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
-        r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\-][^\s"'`,;&|()\[\]{}\\]*))"#,
-    );
-    // Optional quote between a key and its operator, possibly JSON-escaped.
-    let q = r#"(?:\\?["'])?"#;
-    let b = r"(?-u:\b)";
+/// Bit of a byte pair in `Engine::starts` or `Engine::continues`: word
+/// index and mask.
+fn pair_bit(first: u8, second: u8) -> (usize, u64) {
+    let pair = usize::from(first) << 8 | usize::from(second);
+    (pair >> 6, 1 << (pair & 63))
+}
 
-    let t = |family: &'static str, pattern: String| (family, pattern, Kind::Token);
-    let c = |family: &'static str, pattern: String, check: fn(&str) -> bool| {
-        (family, pattern, Kind::Checked(check))
+impl Engine {
+    fn new(specs: Vec<Spec>) -> Engine {
+        assert!(
+            (1..=MAX_RULES).contains(&specs.len()),
+            "1 to {MAX_RULES} redaction rules"
+        );
+        let mut by_first_byte: [Vec<Entry>; 256] = std::array::from_fn(|_| Vec::new());
+        let mut starts = Box::new([0u64; 1024]);
+        let mut continues = Box::new([0u64; 1024]);
+        let add_pair = |pairs: &mut [u64; 1024], first: u8, second: u8| {
+            for a in [first, first.to_ascii_uppercase()] {
+                for b in [second, second.to_ascii_uppercase()] {
+                    let (word, mask) = pair_bit(a, b);
+                    pairs[word] |= mask;
+                }
+            }
+        };
+        let mut rules = Vec::with_capacity(specs.len());
+        for (rule, spec) in specs.into_iter().enumerate() {
+            let (byte_groups, groups): (Vec<_>, Vec<_>) =
+                spec.triggers.into_iter().partition(|any| {
+                    any.iter().all(|t| {
+                        t.lit.len() == 1 && !t.word_start && matches!(t.then, Then::Anything)
+                    })
+                });
+            assert!(
+                (1..=8).contains(&groups.len()),
+                "{}: 1 to 8 trigger groups of longer literals",
+                spec.family
+            );
+            let byte_groups: Vec<Vec<u8>> = byte_groups
+                .iter()
+                .map(|any| any.iter().map(|t| t.lit.as_bytes()[0]).collect())
+                .collect();
+            for (group, any) in groups.iter().enumerate() {
+                assert!(!any.is_empty(), "{}: empty trigger group", spec.family);
+                for &trigger in any {
+                    let lit = trigger.lit.as_bytes();
+                    assert!(
+                        lit.len() >= 2
+                            && lit.iter().all(|b| b.is_ascii() && !b.is_ascii_uppercase()),
+                        "{}: a trigger is lower-case ASCII; one-byte ones form their own groups",
+                        spec.family
+                    );
+                    assert!(
+                        !trigger.word_start || is_word_byte(lit[0]),
+                        "{}: a word trigger starts with a word byte",
+                        spec.family
+                    );
+                    add_pair(&mut starts, lit[0], lit[1]);
+                    match lit.get(2) {
+                        Some(&third) => add_pair(&mut continues, lit[1], third),
+                        None => (0..=u8::MAX).for_each(|any| add_pair(&mut continues, lit[1], any)),
+                    }
+                    by_first_byte[usize::from(lit[0])].push(Entry {
+                        trigger,
+                        rule,
+                        group: 1 << group,
+                    });
+                }
+            }
+            rules.push(Rule {
+                family: spec.family,
+                pattern: spec.pattern,
+                kind: spec.kind,
+                groups: u8::MAX >> (8 - groups.len()),
+                byte_groups,
+                re: OnceLock::new(),
+            });
+        }
+        Engine {
+            all: u32::MAX >> (32 - rules.len()),
+            rules,
+            by_first_byte,
+            starts,
+            continues,
+        }
+    }
+
+    /// Bit set of the rules with a trigger of every group in `text`: a
+    /// superset of the rules whose pattern matches it. One pass, plus a
+    /// `memchr` per byte group of a rule whose other groups are all seen.
+    fn triggered(&self, text: &str) -> u32 {
+        let bytes = text.as_bytes();
+        let mut scan = Scan {
+            seen: [0; MAX_RULES],
+            ready: 0,
+        };
+        let has = |pairs: &[u64; 1024], first: u8, second: u8| {
+            let (word, mask) = pair_bit(first, second);
+            pairs[word] & mask != 0
+        };
+        // Every trigger has two bytes or more (the text's end counts as a 0
+        // byte, which no trigger has).
+        for (at, pair) in bytes.windows(2).enumerate() {
+            if has(&self.starts, pair[0], pair[1])
+                && has(
+                    &self.continues,
+                    pair[1],
+                    bytes.get(at + 2).map_or(0, |&b| b),
+                )
+                && self.record(bytes, at, &mut scan)
+            {
+                break;
+            }
+        }
+        let mut ready = scan.ready;
+        for (index, rule) in self.rules.iter().enumerate() {
+            let bit = 1u32 << index;
+            if ready & bit != 0
+                && !rule
+                    .byte_groups
+                    .iter()
+                    .all(|any| any.iter().any(|b| bytes.contains(b)))
+            {
+                ready &= !bit;
+            }
+        }
+        ready
+    }
+
+    /// Records the triggers at byte offset `at`; true once every rule has
+    /// all its groups seen.
+    fn record(&self, bytes: &[u8], at: usize, scan: &mut Scan) -> bool {
+        let second = bytes.get(at + 1).map_or(0, u8::to_ascii_lowercase);
+        for entry in &self.by_first_byte[usize::from(bytes[at].to_ascii_lowercase())] {
+            let seen = &mut scan.seen[entry.rule];
+            let lit = entry.trigger.lit.as_bytes();
+            if *seen & entry.group != 0 || lit.get(1).is_some_and(|&c| c != second) {
+                continue;
+            }
+            if entry.trigger.occurs_at(bytes, at) {
+                *seen |= entry.group;
+                if *seen == self.rules[entry.rule].groups {
+                    scan.ready |= 1 << entry.rule;
+                }
+            }
+        }
+        scan.ready == self.all
+    }
+}
+
+/// State of `Engine::triggered`.
+struct Scan {
+    /// Trigger groups seen, per rule.
+    seen: [u8; MAX_RULES],
+    /// Rules with every group of literals seen.
+    ready: u32,
+}
+
+/// Value forms shared by assignments: double-quoted (with escapes),
+/// single-quoted, JSON-escaped quotes (\"...\") and bare. A bare value
+/// cannot start with a marker (`[`), a quote, an operator or a bracket;
+/// `next` records a call/index right after it (`get_token(`, `env["X"]`)
+/// and `eol` whether the value ends its line (YAML style).
+const VALUE: &str = concat!(
+    r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
+    r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
+    r#"|\\"(?P<edq>[^"\\\r\n]*)\\""#,
+    r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\][^\s"'`,;&|()\[\]{}\\]*)"#,
+    r"(?P<next>[(\[])?(?P<eol>[ \t\r]*(?m:$))?)",
+);
+
+/// The value of a `--flag`: like [`VALUE`], but a bare value cannot start
+/// with `-` (that would be the next flag).
+const FLAG_VALUE: &str = concat!(
+    r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
+    r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
+    r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\-][^\s"'`,;&|()\[\]{}\\]*))"#,
+);
+
+/// Optional quote between a key and its operator, possibly JSON-escaped.
+const Q: &str = r#"(?:\\?["'])?"#;
+
+/// ASCII word boundary.
+const B: &str = r"(?-u:\b)";
+
+/// The rule table, in application order.
+fn rule_specs() -> Vec<Spec> {
+    let spec = |family: &'static str,
+                pattern: fn() -> String,
+                kind: Kind,
+                triggers: Vec<Vec<Trigger>>| Spec {
+        family,
+        pattern,
+        kind,
+        triggers,
+    };
+    // A token format: one group of literals starting a word.
+    let t = |family: &'static str, pattern: fn() -> String, starts: &[&'static str]| {
+        spec(family, pattern, Kind::Token, vec![words(starts)])
+    };
+    let c = |family: &'static str,
+             pattern: fn() -> String,
+             check: fn(&str) -> bool,
+             starts: &[&'static str]| {
+        spec(family, pattern, Kind::Checked(check), vec![words(starts)])
     };
 
     vec![
         // PEM private keys, raw or with JSON-escaped newlines. A block without
         // its END line runs to the end of the text, provided a body follows the
         // header (so code that merely mentions the header is left alone).
-        t(
+        spec(
             "private-key",
-            concat!(
-                r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
-                r"(?:(?s:.*?)-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
-                r"|[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/:-](?s:.*)\z)",
-            )
-            .to_string(),
+            || {
+                concat!(
+                    r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+                    r"(?:(?s:.*?)-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+                    r"|[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/:-](?s:.*)\z)",
+                )
+                .to_string()
+            },
+            Kind::Token,
+            vec![lits(&["-----begin"]), lits(&["private key"])],
         ),
         // scheme://user:password@host -- only the password goes.
-        c(
+        spec(
             "url-credentials",
-            format!(
-                r#"{b}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s/?#@\[\]"'<>\\]+)@"#
-            ),
-            not_reference,
+            || {
+                format!(
+                    r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s/?#@\[\]"'<>\\]+)@"#
+                )
+            },
+            Kind::Checked(not_reference),
+            vec![lits(&["://"]), lits(&["@"])],
         ),
         t(
             "slack-webhook",
-            format!(
-                r"{b}hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/-]+)"
-            ),
+            || {
+                format!(
+                    r"{B}hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/-]+)"
+                )
+            },
+            &["hooks.slack.com/"],
         ),
         t(
             "jwt",
-            format!(r"{b}eyJ[A-Za-z0-9_-]{{5,}}\.[A-Za-z0-9_-]{{4,}}\.[A-Za-z0-9_-]*"),
+            || format!(r"{B}eyJ[A-Za-z0-9_-]{{5,}}\.[A-Za-z0-9_-]{{4,}}\.[A-Za-z0-9_-]*"),
+            &["eyj"],
         ),
         t(
             "aws-access-key-id",
-            format!(r"{b}(?:AKIA|ASIA)[A-Z2-7]{{16}}{b}"),
+            || format!(r"{B}(?:AKIA|ASIA)[A-Z2-7]{{16}}{B}"),
+            &["akia", "asia"],
+        ),
+        spec(
+            "aws-secret-key",
+            || {
+                format!(
+                    r"{B}(?i-u:aws_?secret_?(?:access_?)?key){Q}[ \t]*(?::=|=>|=|:)[ \t]*{Q}(?P<s>[A-Za-z0-9/+=]{{30,}})"
+                )
+            },
+            Kind::Token,
+            vec![words(&["aws_secret", "awssecret"]), keys(&["key"])],
         ),
         t(
-            "aws-secret-key",
-            format!(
-                r"{b}(?i-u:aws_?secret_?(?:access_?)?key){q}[ \t]*(?::=|=>|=|:)[ \t]*{q}(?P<s>[A-Za-z0-9/+=]{{30,}})"
-            ),
+            "google-api-key",
+            || format!(r"{B}AIza[0-9A-Za-z_-]{{35}}"),
+            &["aiza"],
         ),
-        t("google-api-key", format!(r"{b}AIza[0-9A-Za-z_-]{{35}}")),
         t(
             "google-oauth-secret",
-            format!(r"{b}GOCSPX-[0-9A-Za-z_-]{{20,}}"),
+            || format!(r"{B}GOCSPX-[0-9A-Za-z_-]{{20,}}"),
+            &["gocspx-"],
         ),
         t(
             "google-oauth-token",
-            format!(r"{b}ya29\.[0-9A-Za-z_-]{{20,}}"),
+            || format!(r"{B}ya29\.[0-9A-Za-z_-]{{20,}}"),
+            &["ya29."],
         ),
         t(
             "github-token",
-            format!(r"{b}(?:gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{22,}})"),
+            || format!(r"{B}(?:gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{22,}})"),
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         ),
         t(
             "gitlab-token",
-            format!(r"{b}gl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{{20,}}"),
+            || format!(r"{B}gl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{{20,}}"),
+            &[
+                "glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "glsoat-",
+            ],
         ),
         t(
             "slack-token",
-            format!(r"{b}(?:xox[abposr]-[A-Za-z0-9-]{{10,}}|xapp-[0-9]+-[A-Za-z0-9-]{{10,}})"),
+            || format!(r"{B}(?:xox[abposr]-[A-Za-z0-9-]{{10,}}|xapp-[0-9]+-[A-Za-z0-9-]{{10,}})"),
+            &[
+                "xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-",
+            ],
         ),
         t(
             "stripe-key",
-            format!(r"{b}(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{{10,}}|whsec_[A-Za-z0-9]{{20,}})"),
+            || {
+                format!(
+                    r"{B}(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{{10,}}|whsec_[A-Za-z0-9]{{20,}})"
+                )
+            },
+            &[
+                "sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_", "whsec_",
+            ],
         ),
         // Before openai: both start with `sk-`.
-        t("anthropic-key", format!(r"{b}sk-ant-[A-Za-z0-9_-]{{20,}}")),
+        t(
+            "anthropic-key",
+            || format!(r"{B}sk-ant-[A-Za-z0-9_-]{{20,}}"),
+            &["sk-ant-"],
+        ),
         // `sk-` also starts kebab-case words; real keys mix cases and digits.
         c(
             "openai-key",
-            format!(r"{b}sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{{20,}}"),
+            || format!(r"{B}sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{{20,}}"),
             mixed_case_and_digit,
+            &["sk-"],
         ),
-        t("npm-token", format!(r"{b}npm_[A-Za-z0-9]{{36,}}")),
-        t("pypi-token", format!(r"{b}pypi-Ag[A-Za-z0-9_-]{{50,}}")),
+        t(
+            "npm-token",
+            || format!(r"{B}npm_[A-Za-z0-9]{{36,}}"),
+            &["npm_"],
+        ),
+        t(
+            "pypi-token",
+            || format!(r"{B}pypi-Ag[A-Za-z0-9_-]{{50,}}"),
+            &["pypi-ag"],
+        ),
         c(
             "huggingface-token",
-            format!(r"{b}hf_[A-Za-z0-9]{{34,}}"),
+            || format!(r"{B}hf_[A-Za-z0-9]{{34,}}"),
             mixed_case,
+            &["hf_"],
         ),
-        (
+        spec(
             "authorization",
-            format!(
-                r#"{b}(?i-u:(?:proxy-)?authorization){q}[ \t]*[:=][ \t]*{q}(?P<scheme>(?i-u:bearer|basic|token|bot|digest|negotiate|ntlm|apikey)[ \t]+)?(?P<s>[^\s"'`,;\\()\[\]{{}}<>]+)"#
-            ),
+            || {
+                format!(
+                    r#"{B}(?i-u:(?:proxy-)?authorization){Q}[ \t]*[:=][ \t]*{Q}(?P<scheme>(?i-u:bearer|basic|token|bot|digest|negotiate|ntlm|apikey)[ \t]+)?(?P<s>[^\s"'`,;\\()\[\]{{}}<>]+)"#
+                )
+            },
             Kind::Authorization,
+            vec![keys(&["authorization"])],
         ),
-        c(
+        spec(
             "bearer-token",
-            format!(r"{b}(?i-u:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/-]{{16,}}=*)"),
-            bearer_like,
+            || format!(r"{B}(?i-u:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/-]{{16,}}=*)"),
+            Kind::Checked(bearer_like),
+            vec![blanks(&["bearer"], true)],
         ),
-        (
+        spec(
             "cookie",
-            format!(
-                r#"{b}(?i-u:(?:set-)?cookie){q}[ \t]*:[ \t]*{q}(?P<s>[^\r\n"'\\]+)"#
-            ),
+            || format!(r#"{B}(?i-u:(?:set-)?cookie){Q}[ \t]*:[ \t]*{Q}(?P<s>[^\r\n"'\\]+)"#),
             Kind::Cookie,
+            vec![keys(&["cookie"])],
         ),
         // Query/fragment parameters with long values.
-        c(
+        spec(
             "url-param",
-            r#"[?&#;](?i-u:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=(?P<s>[^\s&#"'<>\[\]\\]+)"#
-                .to_string(),
-            long_opaque,
+            || {
+                r#"[?&#;](?i-u:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key|sig|signature|secret|client_secret|password|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)=(?P<s>[^\s&#"'<>\[\]\\]+)"#
+                .to_string()
+            },
+            Kind::Checked(long_opaque),
+            // The separator before the name, and how the names end.
+            vec![
+                lits(&["?", "&", "#", ";"]),
+                lits(&[
+                    "token=",
+                    "key=",
+                    "sig=",
+                    "signature=",
+                    "secret=",
+                    "password=",
+                    "credential=",
+                ]),
+            ],
         ),
-        (
+        spec(
             "secret",
-            format!(
-                r"--(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)[ \t]+{flag_value}"
-            ),
+            || {
+                format!(
+                    r"--(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)[ \t]+{FLAG_VALUE}"
+                )
+            },
             Kind::Flag,
+            vec![lits(&["--"]), blanks(KEY_ENDINGS, false)],
         ),
-        (
+        spec(
             "secret",
-            format!(
-                r"(?P<lead>[/@])?{b}(?P<key>_*(?:(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES}))){b}{q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{value}"
-            ),
+            || {
+                format!(
+                    r"(?P<lead>[/@])?{B}(?P<key>_*(?:(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES}))){B}{Q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{VALUE}"
+                )
+            },
             Kind::Assignment,
+            vec![keys(KEY_ENDINGS)],
         ),
     ]
 }
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| {
-        let specs = rule_specs();
-        let set = RegexSet::new(specs.iter().map(|(_, p, _)| p.as_str()))
-            .expect("redaction patterns are valid");
-        let rules = specs
-            .into_iter()
-            .map(|(family, pattern, kind)| Rule {
-                family,
-                re: Regex::new(&pattern).expect("redaction pattern is valid"),
-                kind,
-            })
-            .collect();
-        Engine { set, rules }
-    })
+    ENGINE.get_or_init(|| Engine::new(rule_specs()))
 }
 
 /// Replaces secrets in `text` with `[REDACTED:family]` markers, keeping
 /// non-secret context (`password=`, `Authorization: Bearer `, URL user and
 /// host) so the text stays readable. Returns the input borrowed when nothing
-/// was redacted; that common case costs a single prefilter scan.
+/// was redacted; that common case costs a single byte scan for the rules'
+/// triggers, without compiling or running any regex.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let engine = engine();
     let mut current: Option<String> = None;
@@ -267,27 +667,37 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// One pass of every rule whose pattern occurs in `text`; `None` if nothing
-/// changed.
+/// One pass of every rule whose pattern occurs in `text`, in table order,
+/// each on the output of the previous ones; `None` if nothing changed.
 fn redact_pass(engine: &Engine, text: &str) -> Option<String> {
-    let hits = engine.set.matches(text);
-    if !hits.matched_any() {
+    let triggered = engine.triggered(text);
+    if triggered == 0 {
         return None;
     }
     let mut out: Option<String> = None;
-    for index in hits.iter() {
-        let rule = &engine.rules[index];
-        let src = out.as_deref().unwrap_or(text);
-        if let Some(next) = apply_rule(rule, src) {
+    for (index, rule) in engine.rules.iter().enumerate() {
+        if triggered & (1 << index) == 0 {
+            continue;
+        }
+        let re = rule.regex();
+        let next = match out.as_deref() {
+            None => apply_rule(rule, re, text),
+            // A rule applies when its pattern occurs in the pass's input,
+            // not when an earlier rule's marker exposed a match (the next
+            // pass takes that).
+            Some(src) if re.is_match(text) => apply_rule(rule, re, src),
+            Some(_) => None,
+        };
+        if let Some(next) = next {
             out = Some(next);
         }
     }
     out
 }
 
-fn apply_rule(rule: &Rule, text: &str) -> Option<String> {
+fn apply_rule(rule: &Rule, re: &Regex, text: &str) -> Option<String> {
     let mut changed = false;
-    let replaced = rule.re.replace_all(text, |caps: &Captures| {
+    let replaced = re.replace_all(text, |caps: &Captures| {
         let whole = caps.get(0).expect("group 0 always participates");
         match secret_span(rule.kind, caps) {
             Some(secret) => {
@@ -1405,5 +1815,183 @@ mod tests {
         let blocks = redact(&fill(&(pem_block("\n") + "\n"), MB)).into_owned();
         assert!(blocks.starts_with("[REDACTED:private-key]\n[REDACTED:private-key]"));
         assert!(!blocks.contains("MIIE"));
+    }
+
+    /// Every rule whose pattern matches `text` is triggered by it, and so is
+    /// every single match of it on its own (all triggers lie inside a match).
+    fn assert_triggers_necessary(engine: &Engine, text: &str) {
+        let triggered = engine.triggered(text);
+        for (index, rule) in engine.rules.iter().enumerate() {
+            let re = rule.regex();
+            if !re.is_match(text) {
+                continue;
+            }
+            assert!(
+                triggered & (1 << index) != 0,
+                "rule {index} ({}) matches {text:?} but is not triggered",
+                rule.family
+            );
+            for m in re.find_iter(text) {
+                assert!(
+                    engine.triggered(m.as_str()) & (1 << index) != 0,
+                    "rule {index} ({}) matches {:?} but is not triggered by it",
+                    rule.family,
+                    m.as_str()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn triggers_are_necessary_for_every_fixture() {
+        let engine = engine();
+        let fixtures = all_fixtures();
+        let mut inputs = fixtures.clone();
+        inputs.extend(fixtures.iter().map(|f| redact(f).into_owned()));
+        for a in &fixtures {
+            for b in fixtures.iter().step_by(5) {
+                inputs.push(format!("{a} {b}"));
+                inputs.push(format!("{a}{b}"));
+            }
+        }
+        inputs.extend([
+            format!("{{\"key\": \"{}\\n\", \"other\": 1}}", pem_block("\\n")),
+            format!("before\n{}\nMIIEowIBAAKCAQEA{}", pem_line("BEGIN"), mix(30)),
+            format!("{}\nmiddle\n{}", pem_block("\n"), pem_block("\n")),
+            format!(
+                "{{\"type\": \"service_account\", \"private_key\": \"{}\\n\"}}",
+                pem_block("\\n").replace("RSA ", "")
+            ),
+            "\"password\": \"[REDACTED] hunter2\"".to_string(),
+            "run\n  --password   hunter2\n now".to_string(),
+            "Proxy-Authorization: Basic dXNlcjpwYXNz".to_string(),
+            "Set-Cookie: sid=1".to_string(),
+            "aws_secret_key\\\" => \\\"".to_string() + &mix(40),
+        ]);
+        for input in &inputs {
+            assert_triggers_necessary(engine, input);
+        }
+        // The positive fixtures exercise every rule.
+        let mut matched = 0u32;
+        for (input, _, _) in positive_cases() {
+            for (index, rule) in engine.rules.iter().enumerate() {
+                if rule.regex().is_match(&input) {
+                    matched |= 1 << index;
+                }
+            }
+        }
+        assert_eq!(matched, u32::MAX >> (32 - engine.rules.len()));
+    }
+
+    #[test]
+    fn triggers_are_necessary_for_generated_text() {
+        // Random concatenations of trigger-like pieces, separators and
+        // token bodies: near misses of every rule (deterministic generator).
+        let body = mix(40);
+        // Key names and token prefixes, spelled out from the patterns (not
+        // from the triggers), in several cases.
+        let names = concat!(
+            "password Passwd PASSPHRASE pwd Pwd secret Token TOKEN api_key api-key apiKey ",
+            "ApiKey accessKey access_key access-token secret-key SecretKey private_key ",
+            "PrivateKey passwords client_secret clientSecret auth-token ",
+            "aws_secret_access_key AWSSECRETKEY awsSecretKey key keys authorization ",
+            "Proxy-Authorization AUTHORIZATION Bearer BEARER basic cookie Set-Cookie COOKIE ",
+            "db x my eyJ eyJhbGciOiJIUzI1NiJ9 AKIA ASIA QQQQQQQQQQQQQQQQ AIza GOCSPX- ya29. ",
+            "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_ glpat- gldt- glrt- glptt- glft- glcbt- ",
+            "glsoat- xoxa- xoxb- xoxp- xoxo- xoxs- xoxr- xapp-1- sk_live_ sk_test_ rk_live_ ",
+            "rk_test_ pk_live_ pk_test_ whsec_ sk- sk-ant- sk-proj- sk-svcacct- sk-admin- ",
+            "npm_ pypi-Ag hf_ hooks.slack.com/services/ hooks.slack.com/workflows/ ",
+            "hooks.slack.com/triggers/ -----BEGIN -----END MIIEow access_token= refresh_token= id_token= auth_token= token= ",
+            "api_key= apikey= key= sig= signature= secret= client_secret= password= ",
+            "X-Amz-Signature= x-amz-credential= x-amz-security-token= x-goog-signature= ",
+            "X-Goog-Credential= hunter2 abc 0123456789 ü 日本 [REDACTED:secret] [REDACTED]"
+        );
+        let mut fragments: Vec<&str> = names.split(' ').collect();
+        fragments.extend([
+            "=",
+            ":",
+            ":=",
+            "=>",
+            " ",
+            "  ",
+            "\t",
+            "\"",
+            "'",
+            "\\\"",
+            "\\'",
+            "\\",
+            "\n",
+            "\r\n",
+            "\\n",
+            "--",
+            "-",
+            "_",
+            ".",
+            "/",
+            "@",
+            "?",
+            "&",
+            "#",
+            ";",
+            "://",
+            "https",
+            "(",
+            "[",
+            "$",
+            "-----",
+            "PRIVATE",
+            "KEY",
+            " BLOCK",
+            &body,
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "-----END EC PRIVATE KEY-----",
+            "-----BEGINPRIVATE KEY-----",
+        ]);
+        let engine = engine();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("small")
+        };
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(10) {
+                text.push_str(fragments[next(fragments.len())]);
+            }
+            assert_triggers_necessary(engine, &text);
+        }
+    }
+
+    #[test]
+    fn only_triggered_rules_are_compiled() {
+        let engine = Engine::new(rule_specs());
+        let compiled = |engine: &Engine| -> Vec<&str> {
+            engine
+                .rules
+                .iter()
+                .filter(|r| r.re.get().is_some())
+                .map(|r| r.family)
+                .collect()
+        };
+        for clean in [
+            "bash: cargo test",
+            "bash: cargo build --release -p goal-hook",
+            "view: /work/main/crates/goal-core/src/redact.rs",
+            "edit: src/keys.rs",
+            "bash: git commit -m \"Add the tokenizer and password hashing\"",
+            "bash: curl https://example.com/api?page=2",
+            "bash: grep -rn secret_key_names src",
+            "",
+        ] {
+            assert_eq!(engine.triggered(clean), 0, "{clean:?}");
+            assert!(redact_pass(&engine, clean).is_none());
+        }
+        assert!(compiled(&engine).is_empty());
+
+        let token = format!("bash: echo {}{}", "gh", "p_") + &mix(36) + " | gh auth login";
+        assert!(redact_pass(&engine, &token).is_some());
+        assert_eq!(compiled(&engine), ["github-token"]);
     }
 }
