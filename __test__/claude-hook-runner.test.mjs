@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { runnerHook } from './helpers.mjs';
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RUNNER = join(ROOT, 'adapters/vscode-chat/hook-runner.mjs');
 const addon = createRequire(import.meta.url)('../index.js');
 
 // State root one level down: the store's session-local copy goes to its parent.
@@ -26,16 +27,7 @@ before(() => {
 after(() => rmSync(base, { recursive: true, force: true }));
 
 /** Run the runner as the Claude hooks block does: `claude <Event>`. */
-function hook(payload, event = payload.hook_event_name) {
-  const r = spawnSync(process.execPath, [RUNNER, 'claude', ...(event ? [event] : [])], {
-    input: typeof payload === 'string' ? payload : JSON.stringify(payload) + '\n',
-    encoding: 'utf8',
-    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
-    timeout: 20_000,
-  });
-  assert.equal(r.status, 0, `hook exited ${r.status}: ${r.stderr}`);
-  return { out: JSON.parse(r.stdout), stdout: r.stdout, stderr: r.stderr };
-}
+const hook = (payload, event = payload.hook_event_name) => runnerHook(stateRoot, 'claude', payload, { event });
 
 const readGoal = (session) => JSON.parse(readFileSync(join(stateRoot, 'by-session', `${session}.json`), 'utf8'));
 

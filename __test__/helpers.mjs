@@ -45,3 +45,19 @@ export function normalize(text) {
     .replace(/goal-[0-9a-f]{20}/g, 'goal-ID')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME')
 }
+
+/** The VS Code / Claude Code hook runner. */
+export const runner = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
+
+/** Run hook-runner.mjs as a host's hooks file does (`<host> [Event]`); parse stdout. */
+export function runnerHook(stateRoot, host, payload, { event, runnerPath = runner } = {}) {
+  const input = typeof payload === 'string' ? payload : JSON.stringify(payload) + '\n'
+  const res = spawnSync(process.execPath, [runnerPath, host, ...(event ? [event] : [])], {
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
+    timeout: 20_000,
+  })
+  if (res.status !== 0) throw new Error(`hook exited ${res.status}: ${res.stderr}`)
+  return { out: JSON.parse(res.stdout), stdout: res.stdout, stderr: res.stderr }
+}

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { runnerHook } from './helpers.mjs';
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNNER = join(ROOT, 'adapters/vscode-chat/hook-runner.mjs');
 const addon = createRequire(import.meta.url)('../index.js');
@@ -28,18 +30,7 @@ before(() => {
 after(() => rmSync(base, { recursive: true, force: true }));
 
 /** Run the hook runner like VS Code does; returns the parsed answer and the raw output. */
-function hook(payload, { host = 'vscode', event, runner = RUNNER } = {}) {
-  const input = typeof payload === 'string' ? payload : JSON.stringify(payload) + '\n';
-  const args = [runner, host, ...(event ? [event] : [])];
-  const r = spawnSync(process.execPath, args, {
-    input,
-    encoding: 'utf8',
-    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
-    timeout: 20_000,
-  });
-  assert.equal(r.status, 0, `hook exited ${r.status}: ${r.stderr}`);
-  return { out: JSON.parse(r.stdout), stdout: r.stdout, stderr: r.stderr };
-}
+const hook = (payload, { host = 'vscode', event, runner = RUNNER } = {}) => runnerHook(stateRoot, host, payload, { event, runnerPath: runner });
 
 const readGoal = (session) => JSON.parse(readFileSync(join(stateRoot, 'by-session', `${session}.json`), 'utf8'));
 const caller = (session) => ({ sessionId: session, cwd, stateRoot });
