@@ -638,21 +638,19 @@ fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Op
     if !goal.is_working() {
         return Ok(None);
     }
-    let unmet = gate::check(goal);
-    let (released, reason) = stop_attempt(store, caller, goal.id.as_str())?;
-    if let Some(released) = released {
-        return Ok(Some(Decision {
-            system_message: Some(summary::loop_guard_release(
-                &released,
-                MAX_BLOCKED_STOPS + 1,
-            )),
-            ..Decision::default()
-        }));
-    }
+    let held = match stop_attempt(store, caller, goal.id.as_str())? {
+        Attempt::NotWorking => return Ok(None),
+        Attempt::Released(goal) => return Ok(Some(released(&goal))),
+        Attempt::Held(goal) => goal,
+    };
+    let unmet = gate::check(&held);
     let reason = if unmet.is_empty() {
-        format!("[goal-system] task_complete refused: the completion gate is met but goal {} is still open. Call goal_system_close with status complete first, then task_complete. {}", goal.id, reason.unwrap_or_default())
+        format!(
+            "[goal-system] task_complete refused: the completion gate is met but goal {} is still open. Call goal_system_close with status complete first, then task_complete.",
+            held.id
+        )
     } else {
-        summary::completion_claim_denial(goal, &unmet)
+        summary::completion_claim_denial(&held, &unmet)
     };
     Ok(Some(Decision {
         deny: Some(reason),
@@ -660,18 +658,25 @@ fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Op
     }))
 }
 
-/// Count a stop attempt on the loop guard. Returns the released goal when the
-/// bound is passed (the goal is then blocked, resumable), or the escalation text.
-fn stop_attempt(
-    store: &Store,
-    caller: &Caller,
-    goal_id: &str,
-) -> Result<(Option<Goal>, Option<String>)> {
-    let (out, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+/// What the loop guard made of a stop attempt.
+enum Attempt {
+    /// The goal is not draft/active (any more): nothing to hold.
+    NotWorking,
+    /// Counted; the goal as stored now (its guard level tells the escalation).
+    Held(Goal),
+    /// The bound was passed: the goal is now blocked (resumable) and the stop goes through.
+    Released(Goal),
+}
+
+/// Count a stop attempt (a stop, or a completion claim) on the loop guard, in
+/// one locked read-modify-write.
+fn stop_attempt(store: &Store, caller: &Caller, goal_id: &str) -> Result<Attempt> {
+    let (attempt, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
         let Some(mut goal) = current.filter(|g| g.id == goal_id && g.is_working()) else {
-            return Ok((Change::None, (None, None, 0)));
+            return Ok((Change::None, Attempt::NotWorking));
         };
         let guard = &mut goal.stop_guard;
+        // Only tool activity between two attempts counts as progress.
         if guard.blocked_stops > 0 && goal.tool_history.seq == guard.seq_at_last_block {
             guard.blocked_stops += 1;
         } else {
@@ -680,60 +685,57 @@ fn stop_attempt(
         guard.seq_at_last_block = goal.tool_history.seq;
         guard.total_blocked += 1;
         let level = guard.blocked_stops;
+        goal.updated_at = clock::now_iso();
         if level > MAX_BLOCKED_STOPS {
-            let reason = summary::loop_guard_reason(level);
             // The reason lives in statusReason only: it is the guard's, not a
             // blocker of the work, so resuming (status active) clears it.
             goal.completion_status = Status::Blocked;
-            goal.status_reason = Some(reason);
+            goal.status_reason = Some(summary::loop_guard_reason(level));
             goal.stop_guard.blocked_stops = 0;
-            goal.updated_at = clock::now_iso();
-            return Ok((Change::Save(goal.clone()), (Some(goal), None, level)));
+            return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
         }
-        goal.updated_at = clock::now_iso();
-        let text = (level >= 2)
-            .then(|| format!("Attempt {level} of {MAX_BLOCKED_STOPS} without progress."));
-        Ok((Change::Save(goal), (None, text, level)))
+        Ok((Change::Save(goal.clone()), Attempt::Held(goal)))
     })?;
-    let (released, text, _level) = out;
-    if let Some(g) = &released {
+    if let Attempt::Released(g) = &attempt {
         store.audit(
             "loop-guard",
             Some(g),
             "stop let through; goal blocked (resumable)",
         );
     }
-    Ok((released, text))
+    Ok(attempt)
+}
+
+fn released(goal: &Goal) -> Decision {
+    Decision {
+        system_message: Some(summary::loop_guard_release(goal, MAX_BLOCKED_STOPS + 1)),
+        ..Decision::default()
+    }
 }
 
 fn on_stop(store: &Store, caller: &Caller) -> Result<(Decision, Option<String>)> {
     let Some(goal) = load_goal(store, caller)?.filter(Goal::is_working) else {
         return Ok((Decision::default(), None));
     };
-    let (released, _) = stop_attempt(store, caller, &goal.id)?;
-    if let Some(released) = released {
-        let message = summary::loop_guard_release(&released, MAX_BLOCKED_STOPS + 1);
-        return Ok((
+    Ok(match stop_attempt(store, caller, &goal.id)? {
+        Attempt::NotWorking => (Decision::default(), None),
+        Attempt::Released(goal) => {
+            let decision = released(&goal);
+            let note = decision.system_message.clone();
+            (decision, note)
+        }
+        Attempt::Held(goal) => (
             Decision {
-                system_message: Some(message.clone()),
+                block: Some(summary::continuation_directive(
+                    &goal,
+                    goal.stop_guard.blocked_stops.max(1),
+                    MAX_BLOCKED_STOPS,
+                )),
                 ..Decision::default()
             },
-            Some(message),
-        ));
-    }
-    let current = load_goal(store, caller)?.unwrap_or(goal);
-    let level = current.stop_guard.blocked_stops.max(1);
-    Ok((
-        Decision {
-            block: Some(summary::continuation_directive(
-                &current,
-                level,
-                MAX_BLOCKED_STOPS,
-            )),
-            ..Decision::default()
-        },
-        None,
-    ))
+            None,
+        ),
+    })
 }
 
 fn call_key(call: &ToolCall) -> String {

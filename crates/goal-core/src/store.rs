@@ -1140,19 +1140,30 @@ impl Store {
         let cwd_dir = self.by_cwd_dir();
         self.ensure_subdir(&cwd_dir)?;
         let cwd_name = format!("{}--{session_id}.json", cwd_hash(&goal.cwd));
-        write_atomic(&cwd_dir, &cwd_name, &bytes)?;
+        let session_dir = self.by_session_dir();
+        self.ensure_subdir(&session_dir)?;
 
-        if let Err(e) = self.write_session_local(session_id, &bytes) {
+        // The three copies go to three folders: writing them side by side
+        // overlaps their fsyncs, which are most of a hook's cost. Each write is
+        // atomic on its own, and reads take the newest valid copy.
+        let (by_cwd, local, by_session) = std::thread::scope(|scope| {
+            let by_cwd = scope.spawn(|| write_atomic(&cwd_dir, &cwd_name, &bytes));
+            let local = scope.spawn(|| self.write_session_local(session_id, &bytes));
+            let by_session = write_atomic(&session_dir, &format!("{session_id}.json"), &bytes);
+            let joined = |r: std::thread::Result<Result<()>>| {
+                r.unwrap_or_else(|_| Err(GoalError::new(ErrorCode::Io, "a state writer panicked")))
+            };
+            (joined(by_cwd.join()), joined(local.join()), by_session)
+        });
+        by_cwd?;
+        by_session?;
+        if let Err(e) = local {
             warnings.push(format!(
                 "session-local copy {} not written: {}",
                 self.session_local_path(session_id).display(),
                 e.message
             ));
         }
-
-        let session_dir = self.by_session_dir();
-        self.ensure_subdir(&session_dir)?;
-        write_atomic(&session_dir, &format!("{session_id}.json"), &bytes)?;
 
         // Stale by-cwd-session copies of this session (its cwd changed).
         let keep = cwd_dir.join(&cwd_name);
