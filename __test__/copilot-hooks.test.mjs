@@ -2,7 +2,7 @@
 // <event>` with real payloads on stdin, stdout parsed as the host parses it.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
@@ -253,6 +253,12 @@ describe('boundaries and faults', () => {
     const out = pre(s, 'bash', { command: 'ls' })
     assert.equal(out.code, 0)
     assert.equal(out.json.permissionDecision, undefined)
+    // Reported on stderr and in the fault log; the copy is kept aside for the user.
+    assert.match(out.stderr, /corrupt/i)
+    assert.match(readFileSync(join(state.stateRoot, 'faults.log'), 'utf8'), new RegExp(`${s}\\.json`))
+    assert.ok(readdirSync(join(state.stateRoot, 'by-session')).some((f) => f.startsWith(`${s}.json.corrupt-`)))
+    // The valid directory copy still carries the goal.
+    assert.equal(addon.goalStatusSync(caller(s)).goal.objective, 'make the greeting print hello twice')
   })
 })
 

@@ -402,19 +402,46 @@ pub fn decide(
         return Ok((Decision::default(), None));
     }
     let caller = Caller::new(payload.session_id.clone(), payload.cwd.clone());
-    match event {
+    STORE_NOTES.with(|notes| notes.borrow_mut().clear());
+    let result = match event {
         Event::SessionStart | Event::UserPrompt => on_prompt(store, &caller, &payload),
         Event::PreToolUse => on_pre_tool(store, &caller, &payload),
         Event::PostToolUse => on_post_tool(store, host, &caller, &payload),
         Event::Stop => on_stop(store, &caller),
         Event::PreCompact => on_pre_compact(store, &caller, &payload),
         _ => Ok((Decision::default(), None)),
+    };
+    let warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
+    for warning in &warnings {
+        store.record_fault("store", warning);
+    }
+    let (decision, note) = result?;
+    let note = match (note, warnings.is_empty()) {
+        (note, true) => note,
+        (None, false) => Some(warnings.join("; ")),
+        (Some(n), false) => Some(format!("{n}; {}", warnings.join("; "))),
+    };
+    Ok((decision, note))
+}
+
+thread_local! {
+    /// Store warnings met while deciding (a corrupt copy set aside, a copy not
+    /// written): collected here rather than threaded through every handler, then
+    /// reported on stderr and in the fault log by `decide`.
+    static STORE_NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn note_warnings(warnings: Vec<String>) {
+    if !warnings.is_empty() {
+        STORE_NOTES.with(|notes| notes.borrow_mut().extend(warnings));
     }
 }
 
 fn load_goal(store: &Store, caller: &Caller) -> Result<Option<Goal>> {
     let cwd = (!caller.cwd.is_empty()).then_some(caller.cwd.as_str());
-    Ok(store.load(&caller.session_id, cwd)?.goal)
+    let loaded = store.load(&caller.session_id, cwd)?;
+    note_warnings(loaded.warnings);
+    Ok(loaded.goal)
 }
 
 fn context(text: String) -> Decision {
@@ -671,31 +698,33 @@ enum Attempt {
 /// Count a stop attempt (a stop, or a completion claim) on the loop guard, in
 /// one locked read-modify-write.
 fn stop_attempt(store: &Store, caller: &Caller, goal_id: &str) -> Result<Attempt> {
-    let (attempt, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
-        let Some(mut goal) = current.filter(|g| g.id == goal_id && g.is_working()) else {
-            return Ok((Change::None, Attempt::NotWorking));
-        };
-        let guard = &mut goal.stop_guard;
-        // Only tool activity between two attempts counts as progress.
-        if guard.blocked_stops > 0 && goal.tool_history.seq == guard.seq_at_last_block {
-            guard.blocked_stops += 1;
-        } else {
-            guard.blocked_stops = 1;
-        }
-        guard.seq_at_last_block = goal.tool_history.seq;
-        guard.total_blocked += 1;
-        let level = guard.blocked_stops;
-        goal.updated_at = clock::now_iso();
-        if level > MAX_BLOCKED_STOPS {
-            // The reason lives in statusReason only: it is the guard's, not a
-            // blocker of the work, so resuming (status active) clears it.
-            goal.completion_status = Status::Blocked;
-            goal.status_reason = Some(summary::loop_guard_reason(level));
-            goal.stop_guard.blocked_stops = 0;
-            return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
-        }
-        Ok((Change::Save(goal.clone()), Attempt::Held(goal)))
-    })?;
+    let (attempt, warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(|g| g.id == goal_id && g.is_working()) else {
+                return Ok((Change::None, Attempt::NotWorking));
+            };
+            let guard = &mut goal.stop_guard;
+            // Only tool activity between two attempts counts as progress.
+            if guard.blocked_stops > 0 && goal.tool_history.seq == guard.seq_at_last_block {
+                guard.blocked_stops += 1;
+            } else {
+                guard.blocked_stops = 1;
+            }
+            guard.seq_at_last_block = goal.tool_history.seq;
+            guard.total_blocked += 1;
+            let level = guard.blocked_stops;
+            goal.updated_at = clock::now_iso();
+            if level > MAX_BLOCKED_STOPS {
+                // The reason lives in statusReason only: it is the guard's, not a
+                // blocker of the work, so resuming (status active) clears it.
+                goal.completion_status = Status::Blocked;
+                goal.status_reason = Some(summary::loop_guard_reason(level));
+                goal.stop_guard.blocked_stops = 0;
+                return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
+            }
+            Ok((Change::Save(goal.clone()), Attempt::Held(goal)))
+        })?;
+    note_warnings(warnings);
     if let Attempt::Released(g) = &attempt {
         store.audit(
             "loop-guard",
@@ -816,7 +845,7 @@ fn on_post_tool(
         return Ok((Decision::default(), None));
     }
     let now = clock::now_ms();
-    store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+    let ((), warnings) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
         let Some(mut goal) = current.filter(Goal::is_open) else {
             return Ok((Change::None, ()));
         };
@@ -829,6 +858,7 @@ fn on_post_tool(
         }
         Ok((Change::Save(goal), ()))
     })?;
+    note_warnings(warnings);
     Ok((Decision::default(), None))
 }
 
