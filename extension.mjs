@@ -12,28 +12,10 @@ import { callTool, isRefusal, resultText, toolDescriptions, toolShapes } from '.
 const require = createRequire(import.meta.url)
 const addon = require('./index.js')
 
-const SUBAGENT_KEYS = [
-  'isSubagent',
-  'is_subagent',
-  'subagent',
-  'parentSessionId',
-  'parent_session_id',
-  'parentInvocationId',
-  'parent_invocation_id',
-  'agentId',
-  'agent_id',
-]
-
-/** Does this invocation (or hook input) come from a subagent? */
+/** Does this invocation (or hook input) come from a subagent? The rule is the core's. */
 export function looksLikeSubagent(invocation, mainSessionId) {
   if (!invocation || typeof invocation !== 'object') return false
-  for (const key of SUBAGENT_KEYS) {
-    const v = invocation[key]
-    if (v === true || (typeof v === 'string' && v !== '')) return true
-  }
-  // Hook inputs carry the session that triggered them; for a subagent it
-  // differs from the foreground session.
-  return Boolean(mainSessionId && invocation.sessionId && invocation.sessionId !== mainSessionId)
+  return addon.looksLikeSubagent(invocation, mainSessionId ?? null)
 }
 
 function failure(text) {

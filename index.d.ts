@@ -98,6 +98,14 @@ export interface HookResult {
 export declare function listGoals(cwd?: string | undefined | null, options?: StoreOptions | undefined | null): Array<GoalListing>
 
 /**
+ * Does a tool invocation or hook input look like a subagent's? Markers:
+ * `isSubagent`/`subagent` true, a non-empty `agentId`, `parentSessionId` or
+ * `parentInvocationId` (either case style), or a `sessionId` other than
+ * `mainSessionId`. Goal tools refuse such callers.
+ */
+export declare function looksLikeSubagent(invocation: any, mainSessionId?: string | undefined | null): boolean
+
+/**
  * Open a goal for the caller's session: `{ objective, status?: "draft" | "active",
  * replace?: boolean, sourcePrompt?, ...any update field }`. The same objective
  * continues the open goal; a different one needs `replace: true` (error code

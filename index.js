@@ -843,6 +843,7 @@ module.exports.fingerprint = nativeBinding.fingerprint
 module.exports.goalStatus = nativeBinding.goalStatus
 module.exports.goalStatusSync = nativeBinding.goalStatusSync
 module.exports.listGoals = nativeBinding.listGoals
+module.exports.looksLikeSubagent = nativeBinding.looksLikeSubagent
 module.exports.openGoal = nativeBinding.openGoal
 module.exports.openGoalSync = nativeBinding.openGoalSync
 module.exports.preview = nativeBinding.preview

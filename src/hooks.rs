@@ -3,6 +3,7 @@
 
 use goal_core::hooks::{self, Host};
 use napi_derive::napi;
+use serde_json::Value;
 
 /// What a hook process prints and how it exits.
 #[napi(object)]
@@ -34,4 +35,13 @@ pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
         stderr: out.stderr,
         exit_code: out.exit_code,
     }
+}
+
+/// Does a tool invocation or hook input look like a subagent's? Markers:
+/// `isSubagent`/`subagent` true, a non-empty `agentId`, `parentSessionId` or
+/// `parentInvocationId` (either case style), or a `sessionId` other than
+/// `mainSessionId`. Goal tools refuse such callers.
+#[napi]
+pub fn looks_like_subagent(invocation: Value, main_session_id: Option<String>) -> bool {
+    hooks::looks_like_subagent(&invocation, main_session_id.as_deref())
 }

@@ -220,24 +220,7 @@ pub fn read_payload(value: &Value) -> Payload {
             })
         })
         .unwrap_or_default();
-    // Subagent markers differ by host: Claude/VS Code put agent_id on tool
-    // events inside a subagent; the Copilot SDK may mark the invocation.
-    let subagent = [
-        "agent_id",
-        "agentId",
-        "parentSessionId",
-        "parent_session_id",
-        "parentInvocationId",
-        "parent_invocation_id",
-    ]
-    .iter()
-    .any(|k| {
-        obj.get(*k)
-            .and_then(Value::as_str)
-            .is_some_and(|s| !s.is_empty())
-    }) || ["isSubagent", "is_subagent", "subagent"]
-        .iter()
-        .any(|k| obj.get(*k).and_then(Value::as_bool) == Some(true));
+    let subagent = looks_like_subagent(value, None);
     Payload {
         session_id: str_field(obj, &["sessionId", "session_id"])
             .unwrap_or("")
@@ -266,6 +249,37 @@ pub fn read_payload(value: &Value) -> Payload {
             .to_string(),
         subagent,
     }
+}
+
+/// Does a hook payload or a tool invocation come from a subagent? Claude Code
+/// and VS Code put `agent_id` on tool events inside a subagent; the Copilot SDK
+/// may mark the invocation (`isSubagent`, `parentSessionId`, ...), and its hook
+/// inputs carry the session that triggered them, which for a subagent differs
+/// from the main session (`main_session`).
+pub fn looks_like_subagent(value: &Value, main_session: Option<&str>) -> bool {
+    let Some(obj) = value.as_object() else {
+        return false;
+    };
+    const MARKERS: [&str; 6] = [
+        "agent_id",
+        "agentId",
+        "parentSessionId",
+        "parent_session_id",
+        "parentInvocationId",
+        "parent_invocation_id",
+    ];
+    const FLAGS: [&str; 3] = ["isSubagent", "is_subagent", "subagent"];
+    let marked = MARKERS.iter().any(|k| {
+        obj.get(*k)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    }) || FLAGS
+        .iter()
+        .any(|k| obj.get(*k).and_then(Value::as_bool) == Some(true));
+    let other_session = main_session.filter(|m| !m.is_empty()).is_some_and(|main| {
+        str_field(obj, &["sessionId", "session_id"]).is_some_and(|s| s != main)
+    });
+    marked || other_session
 }
 
 /// Is this payload a stop attempt? Every host's variant counts.
@@ -1037,6 +1051,22 @@ mod tests {
             &json!({"sessionId": "s", "workingDirectory": "/w", "toolName": "x", "toolArgs": {}}),
         );
         assert_eq!(sdk.cwd, "/w");
+        assert!(looks_like_subagent(
+            &json!({"sessionId": "sub"}),
+            Some("main")
+        ));
+        assert!(!looks_like_subagent(
+            &json!({"sessionId": "main"}),
+            Some("main")
+        ));
+        assert!(looks_like_subagent(
+            &json!({"parentInvocationId": "i1"}),
+            None
+        ));
+        assert!(!looks_like_subagent(
+            &json!({"isSubagent": false, "agentId": ""}),
+            None
+        ));
         assert!(is_stop_payload(&json!({"finish_reason": "stop"})));
         assert!(!is_stop_payload(&json!({"prompt": "hi"})));
     }
