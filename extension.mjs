@@ -15,7 +15,17 @@ const addon = require('./index.js')
 /** Does this invocation (or hook input) come from a subagent? The rule is the core's. */
 export function looksLikeSubagent(invocation, mainSessionId) {
   if (!invocation || typeof invocation !== 'object') return false
-  return addon.looksLikeSubagent(invocation, mainSessionId ?? null)
+  // Only plain scalar fields cross to the addon: the host's invocation also
+  // carries objects (dates, tool catalogues) that need not be converted.
+  const scalars = Object.fromEntries(
+    Object.entries(invocation).filter(([, v]) => ['string', 'boolean', 'number'].includes(typeof v)),
+  )
+  try {
+    return addon.looksLikeSubagent(scalars, mainSessionId ?? null)
+  } catch (err) {
+    process.stderr.write(`goal-system extension: subagent check failed: ${err.message}\n`)
+    return false
+  }
 }
 
 function failure(text) {

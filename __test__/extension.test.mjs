@@ -78,6 +78,12 @@ describe('extension tools', () => {
     assert.match(res.textResultForLlm, /INVALID_RESOLUTION/)
   })
 
+  test('a real invocation carrying functions and objects is handled', async () => {
+    const res = await invoke('goal_system_status', {}, { signal: new AbortController().signal, report: () => {}, when: new Date(), big: 1n })
+    assert.equal(typeof res, 'string', JSON.stringify(res))
+    assert.match(res, /ship the CLI/)
+  })
+
   test('subagent-looking invocations are refused', async () => {
     for (const marker of [{ isSubagent: true }, { parentSessionId: 'p-1' }, { agentId: 'explore-1' }, { parent_invocation_id: 'i-9' }, { sessionId: 'other-session' }]) {
       const res = await invoke('goal_system_status', {}, marker)
