@@ -4,7 +4,7 @@
 
 use goal_core::gate::Unmet;
 use goal_core::ops::{self, Caller};
-use goal_core::store::{Store, StoreConfig};
+use goal_core::store::Store;
 use goal_core::GoalError;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -106,17 +106,7 @@ struct Prepared {
 }
 
 fn prepare(caller: GoalCaller) -> Prepared {
-    let store = match caller.state_root {
-        Some(root) => StoreConfig::from_vars(|name| {
-            if name == "GOAL_SYSTEM_STATE_ROOT" {
-                Some(root.clone().into())
-            } else {
-                std::env::var_os(name)
-            }
-        }),
-        None => StoreConfig::from_env(),
-    }
-    .map(Store::new);
+    let store = crate::store::config_for(caller.state_root).map(Store::new);
     Prepared {
         store,
         caller: Caller {

@@ -40,19 +40,23 @@ pub struct StatePaths {
     pub root: String,
 }
 
-fn open_store(options: Option<StoreOptions>) -> goal_core::Result<Store> {
-    let root = options.and_then(|o| o.state_root);
-    let config = match root {
+/// The store configuration from the environment, with the goal-system folder
+/// replaced by `state_root` when given (the other variables still apply).
+pub(crate) fn config_for(state_root: Option<String>) -> goal_core::Result<StoreConfig> {
+    match state_root {
         Some(root) => StoreConfig::from_vars(|name| {
             if name == "GOAL_SYSTEM_STATE_ROOT" {
                 Some(root.clone().into())
             } else {
                 std::env::var_os(name)
             }
-        })?,
-        None => StoreConfig::from_env()?,
-    };
-    Ok(Store::new(config))
+        }),
+        None => StoreConfig::from_env(),
+    }
+}
+
+fn open_store(options: Option<StoreOptions>) -> goal_core::Result<Store> {
+    config_for(options.and_then(|o| o.state_root)).map(Store::new)
 }
 
 fn listing(goal: Goal) -> GoalListing {

@@ -11,7 +11,7 @@
 // tool call. Whatever goes wrong, print an allow-shaped `{}`, say why on
 // stderr, and exit 0.
 import { createRequire } from 'node:module';
-import { readFileSync, readSync, writeSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 
 const HOSTS = new Set(['vscode', 'claude', 'copilot-cli']);
 const ALLOW = '{}';
@@ -50,22 +50,16 @@ function readStdin() {
 }
 
 /**
- * The addon. Fast path on glibc Linux: the platform binary next to index.js,
- * which skips napi-rs's generic loader (about 2 ms of a ~40 ms budget). Any
- * other case, or any failure, goes through index.js.
+ * The addon. Fast path on Linux: the glibc platform binary next to index.js,
+ * which skips napi-rs's generic loader (about 2 ms). Where it does not load
+ * (musl, another platform, an override), index.js picks the right one.
  */
 function loadAddon() {
   const require = createRequire(import.meta.url);
   if (process.platform === 'linux' && !process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
-    let glibc = false;
     try {
-      glibc = !readFileSync('/usr/bin/ldd', 'latin1').includes('musl'); // index.js's own test
+      return require(`../../goal-system.linux-${process.arch}-gnu.node`);
     } catch {}
-    if (glibc) {
-      try {
-        return require(`../../goal-system.linux-${process.arch}-gnu.node`);
-      } catch {}
-    }
   }
   return require('../../index.js');
 }

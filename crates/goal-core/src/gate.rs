@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::record::Goal;
+use crate::summary;
 use crate::update::norm;
 
 /// One unmet condition.
@@ -73,7 +74,7 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
             format!(
                 "{} remaining item(s) still queued: {}",
                 goal.remaining.len(),
-                quote_list(&goal.remaining)
+                summary::quote_items(&goal.remaining, 5, 120)
             ),
         ));
     }
@@ -83,7 +84,7 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
             format!(
                 "{} blocker(s) recorded: {}",
                 goal.blockers.len(),
-                quote_list(&goal.blockers)
+                summary::quote_items(&goal.blockers, 5, 120)
             ),
         ));
     }
@@ -185,20 +186,6 @@ fn find_words(hay: &str, needle: &str) -> Option<usize> {
         }
     }
     None
-}
-
-fn quote_list(items: &[String]) -> String {
-    let shown: Vec<String> = items
-        .iter()
-        .take(5)
-        .map(|i| format!("\"{}\"", crate::redact::truncate(i, 120)))
-        .collect();
-    let more = items.len().saturating_sub(5);
-    if more > 0 {
-        format!("{} and {more} more", shown.join(", "))
-    } else {
-        shown.join(", ")
-    }
 }
 
 /// One line per unmet condition, for tool results and hook reasons.

@@ -136,7 +136,6 @@ pub struct HookOutput {
     pub stdout: String,
     pub stderr: String,
     pub exit_code: i32,
-    pub decision: Decision,
 }
 
 /// One tool call in a payload.
@@ -958,7 +957,6 @@ pub fn render(host: Host, event: Event, decision: Decision, note: Option<String>
             .map(|n| format!("goal-system hook ({}): {n}\n", event.pascal()))
             .unwrap_or_default(),
         exit_code: 0,
-        decision,
     }
 }
 

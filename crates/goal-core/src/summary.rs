@@ -25,7 +25,8 @@ pub fn quote(text: &str) -> String {
         .replace('&', "\\u0026")
 }
 
-fn quote_items(items: &[String], max: usize, max_chars: usize) -> String {
+/// Up to `max` items, each truncated and quoted, as `["a", "b", "... 3 more"]`.
+pub fn quote_items(items: &[String], max: usize, max_chars: usize) -> String {
     let mut parts: Vec<String> = items
         .iter()
         .take(max)

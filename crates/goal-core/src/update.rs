@@ -357,7 +357,7 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
                     format!(
                         "issueResolutions: \"{}\" is not a discovered issue; name one of discoveredIssues exactly (known: {})",
                         entry.issue,
-                        list_preview(&next.discovered_issues)
+                        crate::summary::quote_items(&next.discovered_issues, 8, 80)
                     ),
                 ));
             }
@@ -512,18 +512,6 @@ pub fn clean_reason(text: &str) -> Result<String> {
         ));
     }
     Ok(cleaned)
-}
-
-fn list_preview(items: &[String]) -> String {
-    if items.is_empty() {
-        return "none".into();
-    }
-    items
-        .iter()
-        .take(8)
-        .map(|i| format!("\"{}\"", redact::truncate(i, 80)))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
