@@ -2,8 +2,9 @@
 //! async function on the libuv pool (file work never blocks the event loop)
 //! and a `*Sync` twin for hooks and scripts.
 
+use goal_core::authority::Role;
 use goal_core::gate::Unmet;
-use goal_core::ops::{self, Caller};
+use goal_core::goals::{self, Caller};
 use goal_core::store::Store;
 use goal_core::GoalError;
 use napi::bindgen_prelude::*;
@@ -21,6 +22,9 @@ pub struct GoalCaller {
     pub cwd: String,
     /// True when the invocation looks like a subagent's: every operation refuses it.
     pub subagent: Option<bool>,
+    /// `"agent"` (the default: goal tools) or `"user"` (only the command in the
+    /// user's own terminal, as `commandRole` decides). A subagent flag wins.
+    pub role: Option<String>,
     /// Override of the goal-system state folder (defaults to
     /// `$GOAL_SYSTEM_STATE_ROOT` or `~/.copilot/session-state/goal-system`).
     pub state_root: Option<String>,
@@ -112,14 +116,22 @@ fn prepare(caller: GoalCaller) -> Prepared {
         caller: Caller {
             session_id: caller.session_id,
             cwd: caller.cwd,
-            subagent: caller.subagent.unwrap_or(false),
+            role: if caller.subagent.unwrap_or(false) {
+                Role::Subagent
+            } else {
+                caller
+                    .role
+                    .as_deref()
+                    .and_then(Role::parse)
+                    .unwrap_or(Role::Agent)
+            },
         },
     }
 }
 
 fn do_open(p: &Prepared, req: &Value) -> std::result::Result<OpenResult, GoalError> {
     let store = p.store.as_ref().map_err(Clone::clone)?;
-    let r = ops::open(store, &p.caller, req)?;
+    let r = goals::open(store, &p.caller, req)?;
     Ok(OpenResult {
         goal: to_value(&r.goal),
         created: r.created,
@@ -131,7 +143,7 @@ fn do_open(p: &Prepared, req: &Value) -> std::result::Result<OpenResult, GoalErr
 
 fn do_status(p: &Prepared, _req: &Value) -> std::result::Result<StatusResult, GoalError> {
     let store = p.store.as_ref().map_err(Clone::clone)?;
-    let r = ops::status(store, &p.caller)?;
+    let r = goals::status(store, &p.caller)?;
     Ok(StatusResult {
         goal: r.goal.as_ref().map(to_value),
         open: r.open,
@@ -145,7 +157,7 @@ fn do_status(p: &Prepared, _req: &Value) -> std::result::Result<StatusResult, Go
 
 fn do_update(p: &Prepared, req: &Value) -> std::result::Result<UpdateResult, GoalError> {
     let store = p.store.as_ref().map_err(Clone::clone)?;
-    let r = ops::update(store, &p.caller, req)?;
+    let r = goals::update(store, &p.caller, req)?;
     Ok(UpdateResult {
         goal: to_value(&r.goal),
         changes: r.changes,
@@ -157,7 +169,7 @@ fn do_update(p: &Prepared, req: &Value) -> std::result::Result<UpdateResult, Goa
 
 fn do_close(p: &Prepared, req: &Value) -> std::result::Result<CloseResult, GoalError> {
     let store = p.store.as_ref().map_err(Clone::clone)?;
-    let r = ops::close(store, &p.caller, req)?;
+    let r = goals::close(store, &p.caller, req)?;
     Ok(CloseResult {
         closed: r.closed,
         goal: to_value(&r.goal),

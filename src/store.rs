@@ -3,7 +3,7 @@
 
 use goal_core::continuation::{self, Continuation};
 use goal_core::store::{Store, StoreConfig};
-use goal_core::{gate, summary, Goal};
+use goal_core::{gate, messages, Goal};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::Value;
@@ -68,7 +68,7 @@ fn listing(goal: Goal) -> GoalListing {
     GoalListing {
         status: goal.status_label().to_string(),
         open: goal.is_open(),
-        summary: summary::summary(&goal),
+        summary: messages::summary(&goal),
         unmet,
         goal: serde_json::to_value(&goal).unwrap_or(Value::Null),
     }

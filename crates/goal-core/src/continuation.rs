@@ -8,10 +8,9 @@
 //!
 //! Closed goals (`closedAt` set, or a terminal status) never count.
 
-use crate::clock::now_iso;
-use crate::error::{ErrorCode, GoalError, Result};
+use crate::error::Result;
 use crate::record::Goal;
-use crate::store::{validate_cwd, validate_session_id, Change, Store};
+use crate::store::Store;
 
 /// What the directory offers for continuation.
 // Unboxed on purpose: callers build and match these by value, once per call.
@@ -38,67 +37,4 @@ pub fn find_for_continuation(store: &Store, cwd: &str) -> Result<Continuation> {
         1 => Continuation::One(open.remove(0)),
         _ => Continuation::Ambiguous(open),
     })
-}
-
-/// Hydrate a stored open goal of this directory into `new_session`: same
-/// goal id, `sessionId` set to the new session, saved to the new session's
-/// three places under the store lock.
-///
-/// Never invents a goal: `goal` only names which one; the record written is
-/// the newest stored copy of that id found for `cwd` (`NO_GOAL` if there is
-/// none, `GOAL_CLOSED` if it is closed). If the session already owns a
-/// different open goal, `GOAL_EXISTS`; a different closed one is archived.
-pub fn adopt(store: &Store, goal: Goal, new_session: &str, cwd: &str) -> Result<Goal> {
-    validate_session_id(new_session)?;
-    validate_cwd(cwd)?;
-    let modified = store.modify_stored(new_session, Some(cwd), |current, _warnings| {
-        let stored = store
-            .goals_in_cwd(cwd)?
-            .into_iter()
-            .find(|g| g.id == goal.id)
-            .ok_or_else(|| {
-                GoalError::new(
-                    ErrorCode::NoGoal,
-                    format!(
-                        "goal {} is not stored for this directory; nothing to continue",
-                        crate::store::shown(&goal.id)
-                    ),
-                )
-            })?;
-        if !stored.is_open() {
-            return Err(GoalError::new(
-                ErrorCode::GoalClosed,
-                format!(
-                    "goal {} is {}; a closed goal is not continued",
-                    stored.id,
-                    stored.status_label()
-                ),
-            ));
-        }
-        let mut adopted = stored;
-        adopted.session_id = new_session.to_string();
-        adopted.updated_at = now_iso();
-        let change = match current {
-            Some(own) if own.id != adopted.id => {
-                if own.is_open() {
-                    return Err(GoalError::new(
-                        ErrorCode::GoalExists,
-                        format!(
-                            "this session already has the open goal {}; close or replace it before continuing {}",
-                            own.id, adopted.id
-                        ),
-                    ));
-                }
-                Change::Replace {
-                    old: own,
-                    new: adopted,
-                }
-            }
-            _ => Change::Save(adopted),
-        };
-        Ok((change, ()))
-    })?;
-    modified
-        .goal
-        .ok_or_else(|| GoalError::new(ErrorCode::NoGoal, "the continued goal was not stored"))
 }

@@ -26,6 +26,9 @@ pub enum ErrorCode {
     Ambiguous,
     /// A subagent tried to own the goal.
     Subagent,
+    /// The caller's role may not do this (only the user opens, replaces,
+    /// cancels, pauses, resumes and sets budgets).
+    Forbidden,
     /// An issue resolution or reference was not acceptable (wildcard, unknown issue).
     InvalidResolution,
     /// The cross-process lock could not be taken in time.
@@ -49,6 +52,7 @@ impl ErrorCode {
             ErrorCode::StaleGoal => "STALE_GOAL",
             ErrorCode::Ambiguous => "AMBIGUOUS",
             ErrorCode::Subagent => "SUBAGENT",
+            ErrorCode::Forbidden => "FORBIDDEN",
             ErrorCode::InvalidResolution => "INVALID_RESOLUTION",
             ErrorCode::LockTimeout => "LOCK_TIMEOUT",
             ErrorCode::Corrupt => "CORRUPT",

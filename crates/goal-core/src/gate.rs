@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::record::Goal;
-use crate::summary;
-use crate::update::norm;
+use crate::text;
+use crate::text::norm;
 
 /// One unmet condition.
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
             format!(
                 "{} remaining item(s) still queued: {}",
                 goal.remaining.len(),
-                summary::quote_items(&goal.remaining, 5, 120)
+                text::quote_items(&goal.remaining, 5, 120)
             ),
         ));
     }
@@ -84,7 +84,7 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
             format!(
                 "{} blocker(s) recorded: {}",
                 goal.blockers.len(),
-                summary::quote_items(&goal.blockers, 5, 120)
+                text::quote_items(&goal.blockers, 5, 120)
             ),
         ));
     }

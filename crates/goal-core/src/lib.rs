@@ -2,18 +2,21 @@
 //! native hook executable are thin layers over this crate.
 
 pub mod activation;
+pub mod authority;
 pub mod autopilot;
 pub mod clock;
 pub mod continuation;
 pub mod drift;
 pub mod error;
 pub mod gate;
+pub mod goals;
 pub mod hooks;
-pub mod ops;
+pub mod messages;
 pub mod record;
 pub mod redact;
 pub mod store;
-pub mod summary;
+pub mod text;
+pub mod tools;
 pub mod update;
 
 pub use error::{ErrorCode, GoalError, Result};

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::{Goal, IssueResolution, ResolutionStatus, Status, DURABLE_LISTS, QUEUES};
 use crate::redact;
+pub use crate::text::norm;
 
 /// Most items a list may hold.
 pub const MAX_ITEMS: usize = 200;
@@ -44,14 +45,6 @@ impl Applied {
 pub fn clean_item(text: &str) -> String {
     let redacted = redact::redact(text);
     redacted.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Normalized form used for comparisons (dedup, exact issue names).
-pub fn norm(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
 }
 
 /// References that would let a model resolve issues wholesale.
@@ -357,7 +350,7 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
                     format!(
                         "issueResolutions: \"{}\" is not a discovered issue; name one of discoveredIssues exactly (known: {})",
                         entry.issue,
-                        crate::summary::quote_items(&next.discovered_issues, 8, 80)
+                        crate::text::quote_items(&next.discovered_issues, 8, 80)
                     ),
                 ));
             }

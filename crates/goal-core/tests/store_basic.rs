@@ -1,7 +1,8 @@
 //! Single-process behaviour of the durable store and of continuation.
 
 use goal_core::clock::{iso_from_ms, now_iso};
-use goal_core::continuation::{adopt, find_for_continuation, Continuation};
+use goal_core::continuation::{find_for_continuation, Continuation};
+use goal_core::goals::adopt;
 use goal_core::store::{cwd_hash, validate_cwd, validate_session_id, Change, Store, StoreConfig};
 use goal_core::{ErrorCode, Goal, Status};
 use serde_json::{json, Value};

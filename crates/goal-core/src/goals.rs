@@ -4,41 +4,47 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
+use crate::authority::{self, Operation, Role};
 use crate::clock;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::{self, Unmet};
-use crate::record::{Goal, PromptSource, Status};
+use crate::hooks::ToolCall;
+use crate::messages;
+use crate::record::{Goal, PromptSource, Status, ToolEvent, ToolKind};
 use crate::redact;
-use crate::store::{Change, Store};
-use crate::summary;
+use crate::store::{validate_cwd, validate_session_id, Change, Store};
+use crate::tools;
 use crate::update::{self, Applied};
 
-/// Who is calling: the main session's id and working directory.
+/// Who is calling: the main session's id and working directory, and the
+/// caller's role (see `authority`).
 #[derive(Debug, Clone, Default)]
 pub struct Caller {
     pub session_id: String,
     pub cwd: String,
-    /// Set when the invocation looks like a subagent's; every operation refuses it.
-    pub subagent: bool,
+    pub role: Role,
 }
 
 impl Caller {
+    /// The main agent of a session (goal tools, the agent's shell).
     pub fn new(session_id: impl Into<String>, cwd: impl Into<String>) -> Caller {
         Caller {
             session_id: session_id.into(),
             cwd: cwd.into(),
-            subagent: false,
+            role: Role::Agent,
         }
     }
 
+    /// The same session, acting with another role.
+    pub fn with_role(mut self, role: Role) -> Caller {
+        self.role = role;
+        self
+    }
+
     fn check(&self) -> Result<()> {
-        if self.subagent {
-            return Err(GoalError::new(
-                ErrorCode::Subagent,
-                "subagents do not own goals: only the main session may open, read, update or close its goal",
-            ));
-        }
+        authority::authorize(self.role, Operation::Read)?;
         if self.session_id.trim().is_empty() {
             return Err(GoalError::new(
                 ErrorCode::InvalidSessionId,
@@ -220,7 +226,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
                             "session already has open goal {} ({}) with objective {}. Update it with goal_system_update, or pass replace: true only when the user asked for a new objective.",
                             existing.id,
                             existing.status_label(),
-                            summary::quote(&redact::truncate(&existing.objective, 200))
+                            messages::quote(&redact::truncate(&existing.objective, 200))
                         ),
                     ));
                 }
@@ -257,7 +263,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
         );
     }
     Ok(Opened {
-        summary: summary::summary(&goal),
+        summary: messages::summary(&goal),
         goal,
         created,
         replaced,
@@ -281,7 +287,7 @@ pub fn status(store: &Store, caller: &Caller) -> Result<StatusReport> {
             open: goal.is_open(),
             unmet: if goal.is_open() { gate::check(&goal) } else { Vec::new() },
             drift: goal.drift(),
-            summary: summary::summary(&goal),
+            summary: messages::summary(&goal),
             goal: Some(goal),
             warnings: loaded.warnings,
             autopilot: None,
@@ -343,7 +349,7 @@ fn updated(goal: Goal, applied: Applied, warnings: Vec<String>) -> Updated {
         } else {
             Vec::new()
         },
-        summary: summary::summary(&goal),
+        summary: messages::summary(&goal),
         changes: applied.changes,
         goal,
         warnings,
@@ -463,7 +469,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
     Ok(Closed {
         closed,
         summary: if closed {
-            summary::summary(&goal)
+            messages::summary(&goal)
         } else {
             format!(
                 "Close refused: goal {} does not meet the completion gate. Unmet conditions ({}):\n{}",
@@ -476,4 +482,289 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
         unmet,
         warnings,
     })
+}
+
+/// Consecutive blocked stops (with no tool call between) before the loop guard
+/// lets the stop through and marks the goal blocked.
+pub const MAX_BLOCKED_STOPS: u32 = 3;
+/// Tool-history entries kept per goal; counters survive trimming.
+pub const HISTORY_WINDOW: usize = 50;
+
+/// What the loop guard made of a stop attempt.
+pub enum Attempt {
+    /// The goal is not draft/active (any more): nothing to hold.
+    NotWorking,
+    /// Counted; the goal as stored now (its guard level tells the escalation).
+    Held(Goal),
+    /// The bound was passed: the goal is now blocked (resumable) and the stop goes through.
+    Released(Goal),
+}
+
+/// Count a stop attempt (a stop, or a completion claim) on the loop guard, in
+/// one locked read-modify-write.
+pub fn stop_attempt(
+    store: &Store,
+    caller: &Caller,
+    goal_id: &str,
+) -> Result<(Attempt, Vec<String>)> {
+    let (attempt, warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(|g| g.id == goal_id && g.is_working()) else {
+                return Ok((Change::None, Attempt::NotWorking));
+            };
+            let guard = &mut goal.stop_guard;
+            // Only tool activity between two attempts counts as progress.
+            if guard.blocked_stops > 0 && goal.tool_history.seq == guard.seq_at_last_block {
+                guard.blocked_stops += 1;
+            } else {
+                guard.blocked_stops = 1;
+            }
+            guard.seq_at_last_block = goal.tool_history.seq;
+            guard.total_blocked += 1;
+            let level = guard.blocked_stops;
+            goal.updated_at = clock::now_iso();
+            if level > MAX_BLOCKED_STOPS {
+                // The reason lives in statusReason only: it is the guard's, not a
+                // blocker of the work, so resuming (status active) clears it.
+                goal.completion_status = Status::Blocked;
+                goal.status_reason = Some(messages::loop_guard_reason(level));
+                goal.stop_guard.blocked_stops = 0;
+                return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
+            }
+            Ok((Change::Save(goal.clone()), Attempt::Held(goal)))
+        })?;
+    if let Attempt::Released(g) = &attempt {
+        store.audit(
+            "loop-guard",
+            Some(g),
+            "stop let through; goal blocked (resumable)",
+        );
+    }
+    Ok((attempt, warnings))
+}
+
+/// Record the main session's tool calls of one post-tool event in the open
+/// goal's history, in one locked read-modify-write. Goal tools and host
+/// meta-tools are not recorded. Returns the store's warnings.
+pub fn record_tool_calls(
+    store: &Store,
+    caller: &Caller,
+    calls: &[ToolCall],
+    result: &str,
+    source: &str,
+) -> Result<Vec<String>> {
+    let now = clock::now_ms();
+    let ((), warnings) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current.filter(Goal::is_open) else {
+            return Ok((Change::None, ()));
+        };
+        let mut changed = false;
+        for call in calls {
+            changed |= record_tool(&mut goal, call, result, source, now);
+        }
+        if !changed {
+            return Ok((Change::None, ()));
+        }
+        Ok((Change::Save(goal), ()))
+    })?;
+    Ok(warnings)
+}
+
+fn call_key(call: &ToolCall) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(call.name.as_bytes());
+    hasher.update([0]);
+    hasher.update(call.args.to_string().as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Record one tool call in the goal's history (bounded, redacted).
+pub fn record_tool(
+    goal: &mut Goal,
+    call: &ToolCall,
+    result: &str,
+    source: &str,
+    now_ms: u64,
+) -> bool {
+    let kind = tools::classify(&call.name, &call.args);
+    if matches!(kind, ToolKind::Goal | ToolKind::Meta) {
+        return false;
+    }
+    let key = call_key(call);
+    // The CLI hook and the SDK extension may both see one call: count it once.
+    if let Some(last) = goal.tool_history.recent.last() {
+        let recent = now_ms.saturating_sub(last.at_ms) < 10_000;
+        if last.key == key && last.source != source && recent {
+            return false;
+        }
+    }
+    let h = &mut goal.tool_history;
+    h.seq += 1;
+    match kind {
+        ToolKind::Inspection => h.inspections += 1,
+        ToolKind::Verification => h.verifications += 1,
+        ToolKind::Delegation => h.delegations += 1,
+        _ => h.actions += 1,
+    }
+    h.recent.push(ToolEvent {
+        seq: h.seq,
+        at: clock::iso_from_ms(now_ms),
+        at_ms: now_ms,
+        tool: redact::truncate(&call.name, 80),
+        kind,
+        summary: tools::summarize(&call.name, &call.args),
+        result: redact::truncate(result, 20),
+        source: source.to_string(),
+        key,
+    });
+    if h.recent.len() > HISTORY_WINDOW {
+        let cut = h.recent.len() - HISTORY_WINDOW;
+        h.recent.drain(..cut);
+    }
+    true
+}
+
+/// Hydrate a stored open goal of this directory into `new_session`: same
+/// goal id, `sessionId` set to the new session, saved to the new session's
+/// three places under the store lock.
+///
+/// Never invents a goal: `goal` only names which one; the record written is
+/// the newest stored copy of that id found for `cwd` (`NO_GOAL` if there is
+/// none, `GOAL_CLOSED` if it is closed). If the session already owns a
+/// different open goal, `GOAL_EXISTS`; a different closed one is archived.
+pub fn adopt(store: &Store, goal: Goal, new_session: &str, cwd: &str) -> Result<Goal> {
+    validate_session_id(new_session)?;
+    validate_cwd(cwd)?;
+    let modified = store.modify_stored(new_session, Some(cwd), |current, _warnings| {
+        let stored = store
+            .goals_in_cwd(cwd)?
+            .into_iter()
+            .find(|g| g.id == goal.id)
+            .ok_or_else(|| {
+                GoalError::new(
+                    ErrorCode::NoGoal,
+                    format!(
+                        "goal {} is not stored for this directory; nothing to continue",
+                        crate::store::shown(&goal.id)
+                    ),
+                )
+            })?;
+        if !stored.is_open() {
+            return Err(GoalError::new(
+                ErrorCode::GoalClosed,
+                format!(
+                    "goal {} is {}; a closed goal is not continued",
+                    stored.id,
+                    stored.status_label()
+                ),
+            ));
+        }
+        let mut adopted = stored;
+        adopted.session_id = new_session.to_string();
+        adopted.updated_at = clock::now_iso();
+        let change = match current {
+            Some(own) if own.id != adopted.id => {
+                if own.is_open() {
+                    return Err(GoalError::new(
+                        ErrorCode::GoalExists,
+                        format!(
+                            "this session already has the open goal {}; close or replace it before continuing {}",
+                            own.id, adopted.id
+                        ),
+                    ));
+                }
+                Change::Replace {
+                    old: own,
+                    new: adopted,
+                }
+            }
+            _ => Change::Save(adopted),
+        };
+        Ok((change, ()))
+    })?;
+    modified
+        .goal
+        .ok_or_else(|| GoalError::new(ErrorCode::NoGoal, "the continued goal was not stored"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hooks::ToolCall;
+    use serde_json::json;
+
+    fn goal() -> Goal {
+        Goal::new(
+            "g".into(),
+            "s".into(),
+            "/w".into(),
+            "o".into(),
+            Status::Active,
+            "t".into(),
+        )
+    }
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            args,
+        }
+    }
+
+    #[test]
+    fn delegating_to_a_subagent_is_not_evidence() {
+        let mut g = goal();
+        assert!(record_tool(
+            &mut g,
+            &call("Agent", json!({"prompt": "do it all"})),
+            "success",
+            "claude",
+            1
+        ));
+        assert_eq!(g.drift(), 1, "delegation still counts toward drift");
+        assert!(gate::check(&g).iter().any(|u| u.field == "toolHistory"));
+        assert!(record_tool(
+            &mut g,
+            &call("Bash", json!({"command": "npm test"})),
+            "success",
+            "claude",
+            2
+        ));
+        assert!(!gate::check(&g).iter().any(|u| u.field == "toolHistory"));
+    }
+
+    #[test]
+    fn the_same_call_seen_by_two_adapters_counts_once() {
+        let mut g = goal();
+        let c = call("bash", json!({"command": "ls"}));
+        assert!(record_tool(&mut g, &c, "success", "cli-hook", 1_000));
+        assert!(!record_tool(&mut g, &c, "success", "sdk", 1_500));
+        assert!(
+            record_tool(&mut g, &c, "success", "cli-hook", 1_600),
+            "a repeat from one adapter is a new call"
+        );
+        assert_eq!(g.tool_history.seq, 2);
+    }
+
+    #[test]
+    fn history_is_bounded_and_counters_survive() {
+        let mut g = goal();
+        for i in 0..(HISTORY_WINDOW as u64 * 3) {
+            record_tool(
+                &mut g,
+                &call("bash", json!({"command": format!("make step{i}")})),
+                "success",
+                "cli-hook",
+                i,
+            );
+        }
+        assert_eq!(g.tool_history.recent.len(), HISTORY_WINDOW);
+        assert_eq!(g.tool_history.seq, HISTORY_WINDOW as u64 * 3);
+        assert!(serde_json::to_string(&g).unwrap().len() < 64 * 1024);
+    }
 }

@@ -10,33 +10,13 @@
 use crate::gate::{self, Unmet};
 use crate::record::Goal;
 use crate::redact;
+pub use crate::text::{quote, quote_items};
 
 /// How every text of the goal system begins, so hooks can tell it from the user's.
 pub const VOICE: &str = "[goal-system]";
 
 /// Tag of the frame around untrusted goal data.
 pub const DATA_TAG: &str = "goal-data";
-
-/// Quote untrusted text as a JSON string with `<`, `>` and `&` escaped.
-pub fn quote(text: &str) -> String {
-    let json = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
-    json.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-}
-
-/// Up to `max` items, each truncated and quoted, as `["a", "b", "... 3 more"]`.
-pub fn quote_items(items: &[String], max: usize, max_chars: usize) -> String {
-    let mut parts: Vec<String> = items
-        .iter()
-        .take(max)
-        .map(|i| quote(&redact::truncate(i, max_chars)))
-        .collect();
-    if items.len() > max {
-        parts.push(quote(&format!("... {} more", items.len() - max)));
-    }
-    format!("[{}]", parts.join(", "))
-}
 
 /// The frame that tells the model the enclosed text is data.
 fn frame(lines: &[String]) -> String {

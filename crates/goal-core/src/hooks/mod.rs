@@ -1,0 +1,199 @@
+//! Hook decisions: a host's payload in, the host's answer out. Copilot CLI's
+//! shell hook (through the native `goal-hook` executable or Node), its SDK
+//! extension, VS Code's and Claude Code's hook runner all come here, so every
+//! host gets the same decision from the same rule.
+//!
+//! A hook never crashes the host and never denies by accident: any internal
+//! fault yields a clear message on stderr, an allow-shaped answer and a line in
+//! the fault log.
+
+mod compact;
+mod prompt;
+mod protocol;
+mod stop;
+mod tool;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde_json::{Map, Value};
+
+use crate::authority::Role;
+use crate::error::Result;
+use crate::goals::Caller;
+use crate::messages;
+use crate::record::Goal;
+use crate::store::{Store, StoreConfig};
+
+pub use protocol::{
+    is_stop_payload, looks_like_subagent, read_payload, render, Decision, Event, HookOutput, Host,
+    Payload, ToolCall,
+};
+
+/// Run one hook: parse stdin, decide, render. Never panics, never fails.
+pub fn run(host: Host, event_name: &str, stdin: &str) -> HookOutput {
+    let config = StoreConfig::from_env();
+    run_with(host, event_name, stdin, config)
+}
+
+/// `run` with an explicit store configuration (tests, the addon).
+pub fn run_with(
+    host: Host,
+    event_name: &str,
+    stdin: &str,
+    config: Result<StoreConfig>,
+) -> HookOutput {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        decide_safely(host, event_name, stdin, config)
+    }));
+    match outcome {
+        Ok(out) => out,
+        Err(_) => fault_output(
+            host,
+            Event::parse(event_name),
+            "internal panic in the goal-system hook",
+            None,
+        ),
+    }
+}
+
+fn decide_safely(
+    host: Host,
+    event_name: &str,
+    stdin: &str,
+    config: Result<StoreConfig>,
+) -> HookOutput {
+    let trimmed = stdin.trim();
+    let value: Value = if trimmed.is_empty() {
+        Value::Object(Map::new())
+    } else {
+        match serde_json::from_str(trimmed) {
+            Ok(v) => v,
+            Err(e) => {
+                let store = config.ok().map(Store::new);
+                return fault_output(
+                    host,
+                    Event::parse(event_name),
+                    &format!("stdin is not valid JSON ({e}); allowing"),
+                    store.as_ref(),
+                );
+            }
+        }
+    };
+    let mut event = Event::parse(event_name);
+    if event == Event::Other && event_name.trim().is_empty() {
+        if let Some(name) = value
+            .get("hook_event_name")
+            .or_else(|| value.get("hookEventName"))
+            .and_then(Value::as_str)
+        {
+            event = Event::parse(name);
+        }
+    }
+    if event == Event::Other && is_stop_payload(&value) {
+        event = Event::Stop;
+    }
+    let store = match config {
+        Ok(c) => Store::new(c),
+        Err(e) => return fault_output(host, event, &format!("state root unavailable: {e}"), None),
+    };
+    match decide(&store, host, event, &value) {
+        Ok((decision, note)) => render(host, event, decision, note),
+        Err(e) => fault_output(host, event, &e.to_string(), Some(&store)),
+    }
+}
+
+fn fault_output(host: Host, event: Event, message: &str, store: Option<&Store>) -> HookOutput {
+    if let Some(store) = store {
+        store.record_fault(event.pascal(), message);
+    }
+    let mut out = render(host, event, Decision::default(), None);
+    out.stderr = format!("goal-system hook ({}): {message}\n", event.pascal());
+    out
+}
+
+/// The decision for one event. Returns the decision and an optional stderr note.
+pub fn decide(
+    store: &Store,
+    host: Host,
+    event: Event,
+    value: &Value,
+) -> Result<(Decision, Option<String>)> {
+    let payload = read_payload(value);
+    if event == Event::SubagentStart {
+        return Ok((
+            Decision {
+                context: Some(messages::subagent_boundary().to_string()),
+                ..Decision::default()
+            },
+            None,
+        ));
+    }
+    if matches!(
+        event,
+        Event::SubagentStop | Event::SessionEnd | Event::Other
+    ) {
+        let note = (event == Event::Other).then(|| "unknown hook event; allowing".to_string());
+        return Ok((Decision::default(), note));
+    }
+    if payload.session_id.is_empty() {
+        return Ok((
+            Decision::default(),
+            Some("payload has no sessionId; nothing to do".into()),
+        ));
+    }
+    if payload.subagent && matches!(event, Event::PreToolUse | Event::PostToolUse | Event::Stop) {
+        // Subagent tool use never counts and is never the main session's evidence.
+        return Ok((Decision::default(), None));
+    }
+    let caller = Caller::new(payload.session_id.clone(), payload.cwd.clone());
+    STORE_NOTES.with(|notes| notes.borrow_mut().clear());
+    let result = match event {
+        // A prompt is the user's own voice: the only hook path with the user's rights.
+        Event::SessionStart | Event::UserPrompt => {
+            prompt::on_prompt(store, &caller.clone().with_role(Role::User), &payload)
+        }
+        Event::PreToolUse => tool::on_pre_tool(store, &caller, &payload),
+        Event::PostToolUse => tool::on_post_tool(store, host, &caller, &payload),
+        Event::Stop => stop::on_stop(store, &caller),
+        Event::PreCompact => compact::on_pre_compact(store, &caller, &payload),
+        _ => Ok((Decision::default(), None)),
+    };
+    let warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
+    for warning in &warnings {
+        store.record_fault("store", warning);
+    }
+    let (decision, note) = result?;
+    let note = match (note, warnings.is_empty()) {
+        (note, true) => note,
+        (None, false) => Some(warnings.join("; ")),
+        (Some(n), false) => Some(format!("{n}; {}", warnings.join("; "))),
+    };
+    Ok((decision, note))
+}
+
+thread_local! {
+    /// Store warnings met while deciding (a corrupt copy set aside, a copy not
+    /// written): collected here rather than threaded through every handler, then
+    /// reported on stderr and in the fault log by `decide`.
+    static STORE_NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+pub(super) fn note_warnings(warnings: Vec<String>) {
+    if !warnings.is_empty() {
+        STORE_NOTES.with(|notes| notes.borrow_mut().extend(warnings));
+    }
+}
+
+pub(super) fn load_goal(store: &Store, caller: &Caller) -> Result<Option<Goal>> {
+    let cwd = (!caller.cwd.is_empty()).then_some(caller.cwd.as_str());
+    let loaded = store.load(&caller.session_id, cwd)?;
+    note_warnings(loaded.warnings);
+    Ok(loaded.goal)
+}
+
+pub(super) fn context(text: String) -> Decision {
+    Decision {
+        context: Some(text),
+        ..Decision::default()
+    }
+}

@@ -1,0 +1,398 @@
+//! The hosts' protocols: which host and event a hook serves, what its payload
+//! says in host-neutral terms, and the answer in the shape each host reads.
+
+use serde_json::{json, Map, Value};
+
+/// The host whose protocol a hook speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    /// Copilot CLI's `hooks.json` command hooks.
+    CopilotCli,
+    /// Copilot CLI's SDK extension hooks (same answer shapes as the CLI).
+    CopilotSdk,
+    /// VS Code Copilot Chat agent hooks.
+    VsCode,
+    /// Claude Code hooks.
+    Claude,
+}
+
+impl Host {
+    pub fn parse(name: &str) -> Option<Host> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "copilot-cli" | "copilot" | "cli" => Some(Host::CopilotCli),
+            "copilot-sdk" | "sdk" | "extension" => Some(Host::CopilotSdk),
+            "vscode" | "vs-code" | "code" => Some(Host::VsCode),
+            "claude" | "claude-code" => Some(Host::Claude),
+            _ => None,
+        }
+    }
+
+    pub fn source(self) -> &'static str {
+        match self {
+            Host::CopilotCli => "cli-hook",
+            Host::CopilotSdk => "sdk",
+            Host::VsCode => "vscode",
+            Host::Claude => "claude",
+        }
+    }
+}
+
+/// Lifecycle events, whatever the host calls them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    SessionStart,
+    UserPrompt,
+    PreToolUse,
+    PostToolUse,
+    PreCompact,
+    SubagentStart,
+    SubagentStop,
+    Stop,
+    SessionEnd,
+    Other,
+}
+
+impl Event {
+    /// Accepts camelCase (`agentStop`), PascalCase (`Stop`) and snake_case.
+    pub fn parse(name: &str) -> Event {
+        let key: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match key.as_str() {
+            "sessionstart" => Event::SessionStart,
+            "userpromptsubmitted" | "userpromptsubmit" | "userprompt" => Event::UserPrompt,
+            "pretooluse" => Event::PreToolUse,
+            "posttooluse" => Event::PostToolUse,
+            "precompact" => Event::PreCompact,
+            "subagentstart" => Event::SubagentStart,
+            "subagentstop" => Event::SubagentStop,
+            "agentstop" | "stop" => Event::Stop,
+            "sessionend" => Event::SessionEnd,
+            _ => Event::Other,
+        }
+    }
+
+    pub fn pascal(self) -> &'static str {
+        match self {
+            Event::SessionStart => "SessionStart",
+            Event::UserPrompt => "UserPromptSubmit",
+            Event::PreToolUse => "PreToolUse",
+            Event::PostToolUse => "PostToolUse",
+            Event::PreCompact => "PreCompact",
+            Event::SubagentStart => "SubagentStart",
+            Event::SubagentStop => "SubagentStop",
+            Event::Stop => "Stop",
+            Event::SessionEnd => "SessionEnd",
+            Event::Other => "Unknown",
+        }
+    }
+}
+
+/// What the hook decided, before it is put in a host's shape.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    /// Deny the tool call(s), with the reason the model sees.
+    pub deny: Option<String>,
+    /// Block the stop and keep the agent going, with the directive.
+    pub block: Option<String>,
+    /// Extra context for the model.
+    pub context: Option<String>,
+    /// A message for the user.
+    pub system_message: Option<String>,
+}
+
+/// The process-level answer: what to print and how to exit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+}
+
+/// One tool call in a payload.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub name: String,
+    pub args: Value,
+}
+
+/// A payload, read into host-neutral terms.
+#[derive(Debug, Clone, Default)]
+pub struct Payload {
+    pub session_id: String,
+    pub cwd: String,
+    pub calls: Vec<ToolCall>,
+    pub result_type: String,
+    pub prompt: Option<String>,
+    pub trigger: String,
+    pub subagent: bool,
+}
+
+fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
+    keys.iter()
+        .find_map(|k| obj.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+}
+
+/// Tool arguments arrive as an object or as a JSON string: read both.
+fn args_value(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(s)) => serde_json::from_str(s).unwrap_or_else(|_| json!({ "input": s })),
+        Some(other) => other.clone(),
+        None => Value::Null,
+    }
+}
+
+/// Read a payload of any supported host into neutral terms.
+pub fn read_payload(value: &Value) -> Payload {
+    let empty = Map::new();
+    let obj = value.as_object().unwrap_or(&empty);
+    let mut calls = Vec::new();
+    if let Some(Value::Array(batch)) = obj.get("toolCalls").or_else(|| obj.get("tool_calls")) {
+        // Copilot CLI 1.0.102 sends preToolUse as a batch of {id, name, args}.
+        for call in batch {
+            if let Some(c) = call.as_object() {
+                let name = str_field(c, &["name", "toolName", "tool_name"]).unwrap_or("");
+                calls.push(ToolCall {
+                    name: name.to_string(),
+                    args: args_value(
+                        c.get("args")
+                            .or_else(|| c.get("arguments"))
+                            .or_else(|| c.get("toolArgs")),
+                    ),
+                });
+            }
+        }
+    } else if let Some(name) = str_field(obj, &["toolName", "tool_name"]) {
+        calls.push(ToolCall {
+            name: name.to_string(),
+            args: args_value(
+                obj.get("toolArgs")
+                    .or_else(|| obj.get("tool_input"))
+                    .or_else(|| obj.get("toolInput")),
+            ),
+        });
+    }
+    let result_type = obj
+        .get("toolResult")
+        .and_then(|r| r.get("resultType"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            obj.get("tool_response").map(|r| {
+                if r.get("interrupted").and_then(Value::as_bool) == Some(true)
+                    || r.get("is_error").and_then(Value::as_bool) == Some(true)
+                {
+                    "failure".to_string()
+                } else {
+                    "success".to_string()
+                }
+            })
+        })
+        .unwrap_or_default();
+    let subagent = looks_like_subagent(value, None);
+    Payload {
+        session_id: str_field(obj, &["sessionId", "session_id"])
+            .unwrap_or("")
+            .to_string(),
+        cwd: str_field(
+            obj,
+            &[
+                "cwd",
+                "workingDirectory",
+                "working_directory",
+                "workspaceFolder",
+                "workspace_folder",
+            ],
+        )
+        .unwrap_or("")
+        .to_string(),
+        calls,
+        result_type,
+        prompt: str_field(
+            obj,
+            &["prompt", "initialPrompt", "initial_prompt", "userPrompt"],
+        )
+        .map(str::to_string),
+        trigger: str_field(obj, &["trigger", "source"])
+            .unwrap_or("")
+            .to_string(),
+        subagent,
+    }
+}
+
+/// Does a hook payload or a tool invocation come from a subagent? Claude Code
+/// and VS Code put `agent_id` on tool events inside a subagent; the Copilot SDK
+/// may mark the invocation (`isSubagent`, `parentSessionId`, ...), and its hook
+/// inputs carry the session that triggered them, which for a subagent differs
+/// from the main session (`main_session`).
+pub fn looks_like_subagent(value: &Value, main_session: Option<&str>) -> bool {
+    let Some(obj) = value.as_object() else {
+        return false;
+    };
+    const MARKERS: [&str; 6] = [
+        "agent_id",
+        "agentId",
+        "parentSessionId",
+        "parent_session_id",
+        "parentInvocationId",
+        "parent_invocation_id",
+    ];
+    const FLAGS: [&str; 3] = ["isSubagent", "is_subagent", "subagent"];
+    let marked = MARKERS.iter().any(|k| {
+        obj.get(*k)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    }) || FLAGS
+        .iter()
+        .any(|k| obj.get(*k).and_then(Value::as_bool) == Some(true));
+    let other_session = main_session.filter(|m| !m.is_empty()).is_some_and(|main| {
+        str_field(obj, &["sessionId", "session_id"]).is_some_and(|s| s != main)
+    });
+    marked || other_session
+}
+
+/// Is this payload a stop attempt? Every host's variant counts.
+pub fn is_stop_payload(value: &Value) -> bool {
+    const KEYS: [&str; 8] = [
+        "stopReason",
+        "stop_reason",
+        "finishReason",
+        "finish_reason",
+        "completionReason",
+        "completion_reason",
+        "terminationReason",
+        "termination_reason",
+    ];
+    value.as_object().is_some_and(|o| {
+        KEYS.iter().any(|k| o.contains_key(*k)) || o.contains_key("stop_hook_active")
+    })
+}
+
+/// Put a decision into the shape the host reads.
+pub fn render(host: Host, event: Event, decision: Decision, note: Option<String>) -> HookOutput {
+    let mut out = Map::new();
+    match host {
+        Host::CopilotCli | Host::CopilotSdk => {
+            if let Some(reason) = &decision.deny {
+                out.insert("permissionDecision".into(), json!("deny"));
+                out.insert("permissionDecisionReason".into(), json!(reason));
+            }
+            if let Some(reason) = &decision.block {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason));
+            }
+            if let Some(ctx) = &decision.context {
+                out.insert("additionalContext".into(), json!(ctx));
+            }
+            if let Some(msg) = &decision.system_message {
+                out.insert("systemMessage".into(), json!(msg));
+            }
+        }
+        Host::VsCode | Host::Claude => {
+            let mut specific = Map::new();
+            if let Some(reason) = &decision.deny {
+                specific.insert("permissionDecision".into(), json!("deny"));
+                specific.insert("permissionDecisionReason".into(), json!(reason));
+            }
+            if let Some(ctx) = &decision.context {
+                specific.insert("additionalContext".into(), json!(ctx));
+            }
+            if let Some(reason) = &decision.block {
+                if host == Host::Claude {
+                    // Claude Code reads Stop's decision at the top level.
+                    out.insert("decision".into(), json!("block"));
+                    out.insert("reason".into(), json!(reason));
+                } else {
+                    specific.insert("decision".into(), json!("block"));
+                    specific.insert("reason".into(), json!(reason));
+                }
+            }
+            if !specific.is_empty() {
+                specific.insert("hookEventName".into(), json!(event.pascal()));
+                out.insert("hookSpecificOutput".into(), Value::Object(specific));
+            }
+            if let Some(msg) = &decision.system_message {
+                out.insert("systemMessage".into(), json!(msg));
+            }
+        }
+    }
+    HookOutput {
+        stdout: Value::Object(out).to_string(),
+        stderr: note
+            .map(|n| format!("goal-system hook ({}): {n}\n", event.pascal()))
+            .unwrap_or_default(),
+        exit_code: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_shapes_of_every_host_are_read() {
+        let batch = read_payload(
+            &json!({"sessionId": "s", "cwd": "/w", "toolCalls": [{"id": "1", "name": "bash", "args": "{\"command\":\"ls\"}"}]}),
+        );
+        assert_eq!(batch.calls[0].args["command"], "ls");
+        let claude = read_payload(
+            &json!({"session_id": "s", "cwd": "/w", "tool_name": "Bash", "tool_input": {"command": "ls"}, "agent_id": "a1"}),
+        );
+        assert!(claude.subagent);
+        assert_eq!(claude.calls[0].name, "Bash");
+        let sdk = read_payload(
+            &json!({"sessionId": "s", "workingDirectory": "/w", "toolName": "x", "toolArgs": {}}),
+        );
+        assert_eq!(sdk.cwd, "/w");
+        assert!(looks_like_subagent(
+            &json!({"sessionId": "sub"}),
+            Some("main")
+        ));
+        assert!(!looks_like_subagent(
+            &json!({"sessionId": "main"}),
+            Some("main")
+        ));
+        assert!(looks_like_subagent(
+            &json!({"parentInvocationId": "i1"}),
+            None
+        ));
+        assert!(!looks_like_subagent(
+            &json!({"isSubagent": false, "agentId": ""}),
+            None
+        ));
+        assert!(is_stop_payload(&json!({"finish_reason": "stop"})));
+        assert!(!is_stop_payload(&json!({"prompt": "hi"})));
+    }
+
+    #[test]
+    fn render_puts_decisions_where_each_host_reads_them() {
+        let block = Decision {
+            block: Some("go on".into()),
+            ..Decision::default()
+        };
+        let vs: Value =
+            serde_json::from_str(&render(Host::VsCode, Event::Stop, block.clone(), None).stdout)
+                .unwrap();
+        assert_eq!(vs["hookSpecificOutput"]["decision"], "block");
+        assert_eq!(vs["hookSpecificOutput"]["hookEventName"], "Stop");
+        let cl: Value =
+            serde_json::from_str(&render(Host::Claude, Event::Stop, block.clone(), None).stdout)
+                .unwrap();
+        assert_eq!(cl["decision"], "block");
+        let cli: Value =
+            serde_json::from_str(&render(Host::CopilotCli, Event::Stop, block, None).stdout)
+                .unwrap();
+        assert_eq!(cli["decision"], "block");
+        let deny = Decision {
+            deny: Some("no".into()),
+            ..Decision::default()
+        };
+        let cl: Value =
+            serde_json::from_str(&render(Host::Claude, Event::PreToolUse, deny, None).stdout)
+                .unwrap();
+        assert_eq!(cl["hookSpecificOutput"]["permissionDecision"], "deny");
+    }
+}

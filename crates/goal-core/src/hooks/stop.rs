@@ -1,0 +1,43 @@
+//! Stop control: a stop is blocked while the goal is open, with a directive
+//! naming the next remaining item, until the loop guard lets it through.
+
+use super::{load_goal, note_warnings, Decision};
+use crate::error::Result;
+use crate::goals::{self, Attempt, Caller, MAX_BLOCKED_STOPS};
+use crate::messages;
+use crate::record::Goal;
+use crate::store::Store;
+
+pub(super) fn released(goal: &Goal) -> Decision {
+    Decision {
+        system_message: Some(messages::loop_guard_release(goal, MAX_BLOCKED_STOPS + 1)),
+        ..Decision::default()
+    }
+}
+
+pub(super) fn on_stop(store: &Store, caller: &Caller) -> Result<(Decision, Option<String>)> {
+    let Some(goal) = load_goal(store, caller)?.filter(Goal::is_working) else {
+        return Ok((Decision::default(), None));
+    };
+    let (attempt, warnings) = goals::stop_attempt(store, caller, &goal.id)?;
+    note_warnings(warnings);
+    Ok(match attempt {
+        Attempt::NotWorking => (Decision::default(), None),
+        Attempt::Released(goal) => {
+            let decision = released(&goal);
+            let note = decision.system_message.clone();
+            (decision, note)
+        }
+        Attempt::Held(goal) => (
+            Decision {
+                block: Some(messages::continuation_directive(
+                    &goal,
+                    goal.stop_guard.blocked_stops.max(1),
+                    MAX_BLOCKED_STOPS,
+                )),
+                ..Decision::default()
+            },
+            None,
+        ),
+    })
+}

@@ -1,0 +1,114 @@
+//! Tool events: drift warnings and denials before a call, completion claims,
+//! and the tool history after it.
+
+use super::{load_goal, note_warnings, Decision, Host, Payload};
+use crate::drift::{self, Drift};
+use crate::error::Result;
+use crate::gate;
+use crate::goals::{self, Attempt, Caller};
+use crate::messages;
+use crate::record::{Goal, ToolKind};
+use crate::store::Store;
+use crate::tools;
+
+pub(super) fn on_pre_tool(
+    store: &Store,
+    caller: &Caller,
+    payload: &Payload,
+) -> Result<(Decision, Option<String>)> {
+    let Some(goal) = load_goal(store, caller)?.filter(Goal::is_open) else {
+        return Ok((Decision::default(), None));
+    };
+    let mut count = goal.drift();
+    let mut warn = None;
+    for call in &payload.calls {
+        let kind = tools::classify(&call.name, &call.args);
+        if tools::is_completion_claim(&call.name) {
+            if let Some(d) = on_completion_claim(store, caller, &goal)? {
+                return Ok((d, None));
+            }
+            continue;
+        }
+        if matches!(kind, ToolKind::Goal | ToolKind::Meta) {
+            continue;
+        }
+        match drift::decide(count) {
+            Drift::Deny(n) => {
+                return Ok((
+                    Decision {
+                        deny: Some(messages::drift_denial(&goal, n)),
+                        ..Decision::default()
+                    },
+                    None,
+                ))
+            }
+            Drift::Warn(n) => warn = Some(messages::drift_warning(&goal, n, drift::DENY_AT)),
+            Drift::Allow => {}
+        }
+        count += 1; // later calls of the same batch run after this one
+    }
+    Ok((
+        Decision {
+            context: warn,
+            ..Decision::default()
+        },
+        None,
+    ))
+}
+
+/// Copilot CLI's task_complete while the goal is open: refused until the goal is
+/// closed, bounded by the same loop guard as stops.
+fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Option<Decision>> {
+    if !goal.is_working() {
+        return Ok(None);
+    }
+    let (attempt, warnings) = goals::stop_attempt(store, caller, goal.id.as_str())?;
+    note_warnings(warnings);
+    let held = match attempt {
+        Attempt::NotWorking => return Ok(None),
+        Attempt::Released(goal) => return Ok(Some(super::stop::released(&goal))),
+        Attempt::Held(goal) => goal,
+    };
+    let unmet = gate::check(&held);
+    let reason = if unmet.is_empty() {
+        format!(
+            "[goal-system] task_complete refused: the completion gate is met but goal {} is still open. Call goal_system_close with status complete first, then task_complete.",
+            held.id
+        )
+    } else {
+        messages::completion_claim_denial(&held, &unmet)
+    };
+    Ok(Some(Decision {
+        deny: Some(reason),
+        ..Decision::default()
+    }))
+}
+
+pub(super) fn on_post_tool(
+    store: &Store,
+    host: Host,
+    caller: &Caller,
+    payload: &Payload,
+) -> Result<(Decision, Option<String>)> {
+    if payload.calls.is_empty() {
+        return Ok((Decision::default(), None));
+    }
+    let counts = payload.calls.iter().any(|c| {
+        !matches!(
+            tools::classify(&c.name, &c.args),
+            ToolKind::Goal | ToolKind::Meta
+        )
+    });
+    if !counts {
+        return Ok((Decision::default(), None));
+    }
+    let warnings = goals::record_tool_calls(
+        store,
+        caller,
+        &payload.calls,
+        &payload.result_type,
+        host.source(),
+    )?;
+    note_warnings(warnings);
+    Ok((Decision::default(), None))
+}
