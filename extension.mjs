@@ -15,11 +15,19 @@ const addon = require('./index.js')
 /** Does this invocation (or hook input) come from a subagent? The rule is the core's. */
 export function looksLikeSubagent(invocation, mainSessionId) {
   if (!invocation || typeof invocation !== 'object') return false
-  // Only plain scalar fields cross to the addon: the host's invocation also
-  // carries objects (dates, tool catalogues) that need not be converted.
-  const scalars = Object.fromEntries(
-    Object.entries(invocation).filter(([, v]) => ['string', 'boolean', 'number'].includes(typeof v)),
-  )
+  // Only JSON data crosses to the addon: the host's invocation also carries
+  // functions and cyclic objects. Markers may be objects (`subagent: {...}`).
+  const scalars = {}
+  for (const [key, value] of Object.entries(invocation)) {
+    if (['string', 'boolean', 'number'].includes(typeof value)) scalars[key] = value
+    else if (value && typeof value === 'object') {
+      try {
+        scalars[key] = JSON.parse(JSON.stringify(value))
+      } catch {
+        scalars[key] = { unreadable: true }
+      }
+    }
+  }
   try {
     return addon.looksLikeSubagent(scalars, mainSessionId ?? null)
   } catch (err) {

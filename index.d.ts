@@ -33,6 +33,14 @@ export interface CloseResult {
 }
 
 /**
+ * The role of the `goal-system` command: `"user"` only in an interactive
+ * terminal that no agent host spawned (`stdinIsTty` and none of the hosts'
+ * agent-shell variables among `envNames`), else `"agent"`, so a command run
+ * through an agent's shell tool never gets the user's rights.
+ */
+export declare function commandRole(stdinIsTty: boolean, envNames: Array<string>): 'user' | 'agent'
+
+/**
  * Open goals that an explicit continue prompt in `cwd` could load: zero, one,
  * or several (then the user must name one).
  */
@@ -52,6 +60,11 @@ export interface GoalCaller {
   cwd: string
   /** True when the invocation looks like a subagent's: every operation refuses it. */
   subagent?: boolean
+  /**
+   * `"agent"` (the default: goal tools) or `"user"` (only the command in the
+   * user's own terminal, as `commandRole` decides). A subagent flag wins.
+   */
+  role?: string
   /**
    * Override of the goal-system state folder (defaults to
    * `$GOAL_SYSTEM_STATE_ROOT` or `~/.copilot/session-state/goal-system`).

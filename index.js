@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.closeGoal = nativeBinding.closeGoal
 module.exports.closeGoalSync = nativeBinding.closeGoalSync
+module.exports.commandRole = nativeBinding.commandRole
 module.exports.continuationCandidates = nativeBinding.continuationCandidates
 module.exports.findGoal = nativeBinding.findGoal
 module.exports.fingerprint = nativeBinding.fingerprint

@@ -37,13 +37,24 @@ function run(args, { input = '', env = {}, cwd = t.projA } = {}) {
 }
 
 const caller = (sessionId, cwd) => ({ sessionId, cwd, stateRoot: t.stateRoot })
+// Opening is the user's: the addon is told so, as the command is in the user's terminal.
+const user = (sessionId, cwd) => ({ ...caller(sessionId, cwd), role: 'user' })
+
+/** Run the command in a pseudo-terminal, as a user types it (util-linux `script`). */
+function runInTerminal(args, { env = {}, cwd = t.projA } = {}) {
+  const base = { ...process.env, HOME: t.home, GOAL_SYSTEM_STATE_ROOT: t.stateRoot }
+  for (const k of ['GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID', 'GOAL_SYSTEM_SESSION_STATE', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'COPILOT_CLI']) delete base[k]
+  const quoted = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
+  const res = spawnSync('script', ['-qec', quoted, '/dev/null'], { env: { ...base, ...env }, cwd, encoding: 'utf8', input: '' })
+  return { code: res.status, out: res.stdout, err: res.stdout }
+}
 const find = (key) => addon.findGoal(key, { stateRoot: t.stateRoot })
 
 /** Two goals in two folders, one with progress recorded. */
 function seed() {
-  const a = addon.openGoalSync(caller('sess-a', t.projA), { objective: 'Ship the parser', requirements: ['parses JSON'] }).goal
+  const a = addon.openGoalSync(user('sess-a', t.projA), { objective: 'Ship the parser', requirements: ['parses JSON'] }).goal
   addon.updateGoalSync(caller('sess-a', t.projA), { doneSoFar: ['wrote the lexer'], remaining: ['error messages', 'docs'] })
-  const b = addon.openGoalSync(caller('sess-b', t.projB), { objective: 'Fix the flaky test' }).goal
+  const b = addon.openGoalSync(user('sess-b', t.projB), { objective: 'Fix the flaky test' }).goal
   return { a: find(a.id), b: find(b.id) }
 }
 
@@ -95,7 +106,7 @@ describe('list', () => {
     assert.ok(rows.some((l) => l.startsWith(b.goal.id) && l.endsWith(t.projB)))
 
     // --open drops closed goals; `status` without a session is the list.
-    addon.closeGoalSync(caller('sess-b', t.projB), { status: 'cancelled', reason: 'not needed any more' })
+    addon.closeGoalSync(user('sess-b', t.projB), { status: 'cancelled', reason: 'not needed any more' })
     const open = run(['list', '--open'])
     assert.ok(!open.out.includes(b.goal.id))
     assert.match(run(['list']).out, new RegExp(`^${b.goal.id}\\s+sess-b\\s+cancelled\\s`, 'm'))
@@ -179,7 +190,7 @@ describe('open, update, close', () => {
     assert.equal(one.code, 0, one.err)
     assert.ok(find(a.goal.id).goal.doneSoFar.includes('docs drafted'))
 
-    const second = addon.openGoalSync(caller('sess-c', t.projA), { objective: 'Another goal here' }).goal
+    const second = addon.openGoalSync(user('sess-c', t.projA), { objective: 'Another goal here' }).goal
     const before = JSON.stringify(find(a.goal.id).goal)
     const r = run(['update', '--done', 'which one?'], { cwd: t.projA })
     assert.equal(r.code, 1)
@@ -219,7 +230,7 @@ describe('open, update, close', () => {
 
   test('close complete passes once the gate is met', () => {
     const s = caller('sess-d', t.projA)
-    addon.openGoalSync(s, { objective: 'Add a flag', requirements: ['verbose flag'] })
+    addon.openGoalSync({ ...s, role: 'user' }, { objective: 'Add a flag', requirements: ['verbose flag'] })
     // Real tool activity, as the hooks record it: an edit and a test run.
     for (const [toolName, toolArgs] of [
       ['view', { path: 'src/cli.rs' }],
@@ -255,15 +266,23 @@ describe('open, update, close', () => {
   test('open needs a session and an objective; a different objective needs --replace', () => {
     assert.equal(run(['open', '--objective', 'x']).code, 2)
     assert.equal(run(['open', '--session', 's-open']).code, 2)
-    const r = run(['open', '--session', 's-open', '--objective', 'Write the guide', '--draft'], { cwd: t.projB })
-    assert.equal(r.code, 0, r.err)
+    // Piped (as an agent's shell tool runs it), open is refused: only the user opens.
+    const piped = run(['open', '--session', 's-open', '--objective', 'Write the guide', '--draft'], { cwd: t.projB })
+    assert.equal(piped.code, 1, piped.err)
+    assert.match(piped.err, /FORBIDDEN/)
+    assert.match(piped.err, /only the user/)
+    // In an agent host's shell, even with a terminal, it is the agent.
+    const agentShell = runInTerminal(['open', '--session', 's-open', '--objective', 'Write the guide'], { cwd: t.projB, env: { CLAUDECODE: '1' } })
+    assert.notEqual(agentShell.code, 0, agentShell.out)
+    const r = runInTerminal(['open', '--session', 's-open', '--objective', 'Write the guide', '--draft'], { cwd: t.projB })
+    assert.equal(r.code, 0, r.out)
     const g = find('s-open').goal
     assert.equal(g.completionStatus, 'draft')
     assert.equal(g.cwd, t.projB)
-    const again = run(['open', '--session', 's-open', '--objective', 'Something else'])
+    const again = runInTerminal(['open', '--session', 's-open', '--objective', 'Something else'], { cwd: t.projB })
     assert.equal(again.code, 1)
-    assert.match(again.err, /GOAL_EXISTS/)
-    assert.equal(run(['open', '--session', 's-open', '--objective', 'Something else', '--replace']).code, 0)
+    assert.match(again.out, /GOAL_EXISTS/)
+    assert.equal(runInTerminal(['open', '--session', 's-open', '--objective', 'Something else', '--replace'], { cwd: t.projB }).code, 0)
     assert.equal(find('s-open').goal.objective, 'Something else')
   })
 
@@ -277,7 +296,7 @@ describe('open, update, close', () => {
     // A state root that is a file cannot hold goals.
     const file = path.join(t.home, 'not-a-folder')
     fs.writeFileSync(file, 'x')
-    const r = run(['open', '--session', 's-x', '--objective', 'x'], { env: { GOAL_SYSTEM_STATE_ROOT: file } })
-    assert.equal(r.code, 3, r.err)
+    const r = runInTerminal(['open', '--session', 's-x', '--objective', 'x'], { env: { GOAL_SYSTEM_STATE_ROOT: file } })
+    assert.equal(r.code, 3, r.out)
   })
 })

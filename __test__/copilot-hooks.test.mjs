@@ -131,7 +131,7 @@ describe('stop control', () => {
     assert.equal(blocked.json.decision, 'block')
     assert.match(blocked.json.reason, /"write the test"/)
     assert.match(blocked.json.reason, /goal_system_status/)
-    addon.closeGoalSync(caller(s), { status: 'cancelled', reason: 'the user dropped the feature' })
+    addon.closeGoalSync({ ...caller(s), role: 'user' }, { status: 'cancelled', reason: 'the user dropped the feature' })
     assert.deepEqual(stop(s).json, {})
   })
 

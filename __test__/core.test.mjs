@@ -9,6 +9,8 @@ import { addon, tempState } from './helpers.mjs'
 
 let state
 const caller = () => ({ sessionId: 'core-session-1', cwd: '/tmp/goal-core-project', stateRoot: state.stateRoot })
+// Opening and replacing are the user's (the command in the user's terminal says so).
+const asUser = (c) => ({ ...c, role: 'user' })
 
 before(() => {
   state = tempState()
@@ -24,7 +26,7 @@ function recordToolCall(command) {
 describe('goal lifecycle through the addon', () => {
   test('open, update, refused close listing every condition, then complete', async () => {
     process.env.GOAL_SYSTEM_STATE_ROOT = state.stateRoot
-    const opened = await addon.openGoal(caller(), {
+    const opened = await addon.openGoal(asUser(caller()), {
       objective: 'Make the greeting script print hello twice',
       requirements: ['R1: prints hello twice', 'R2: exits with status 0'],
       remaining: ['edit greet.sh', 'run the test'],
@@ -68,21 +70,21 @@ describe('goal lifecycle through the addon', () => {
   test('errors carry codes and name the field', () => {
     const c = { ...caller(), sessionId: 'core-session-2' }
     assert.throws(() => addon.updateGoalSync(c, { doneSoFar: ['x'] }), { code: 'NO_GOAL' })
-    addon.openGoalSync(c, { objective: 'first objective' })
-    assert.throws(() => addon.openGoalSync(c, { objective: 'a different objective' }), { code: 'GOAL_EXISTS' })
+    addon.openGoalSync(asUser(c), { objective: 'first objective' })
+    assert.throws(() => addon.openGoalSync(asUser(c), { objective: 'a different objective' }), { code: 'GOAL_EXISTS' })
     assert.throws(() => addon.updateGoalSync(c, { doneSoFar: 7 }), (err) => err.code === 'INVALID_INPUT' && /doneSoFar/.test(err.message))
     const many = Array.from({ length: 201 }, (_, i) => `item ${i}`)
     assert.throws(() => addon.updateGoalSync(c, { scope: many }), (err) => err.code === 'LIMIT_EXCEEDED' && /scope/.test(err.message) && /200/.test(err.message))
-    assert.throws(() => addon.openGoalSync({ ...c, sessionId: '../escape' }, { objective: 'x' }), { code: 'INVALID_SESSION_ID' })
+    assert.throws(() => addon.openGoalSync(asUser({ ...c, sessionId: '../escape' }), { objective: 'x' }), { code: 'INVALID_SESSION_ID' })
     assert.throws(() => addon.goalStatusSync({ ...c, subagent: true }), { code: 'SUBAGENT' })
-    const replaced = addon.openGoalSync(c, { objective: 'a different objective', replace: true })
+    const replaced = addon.openGoalSync(asUser(c), { objective: 'a different objective', replace: true })
     assert.equal(replaced.replaced.length > 0, true)
     assert.equal(replaced.goal.generation, 2)
   })
 
   test('issue resolutions refuse wildcards and discovered issues are additive', () => {
     const c = { ...caller(), sessionId: 'core-session-3' }
-    addon.openGoalSync(c, { objective: 'fix the parser', discoveredIssues: ['crash on empty input', 'slow on big files'] })
+    addon.openGoalSync(asUser(c), { objective: 'fix the parser', discoveredIssues: ['crash on empty input', 'slow on big files'] })
     for (const issue of ['all issues', 'everything', '*']) {
       assert.throws(
         () => addon.updateGoalSync(c, { issueResolutions: [{ issue, status: 'resolved', evidence: 'fixed them' }] }),
@@ -103,7 +105,7 @@ describe('goal lifecycle through the addon', () => {
   test('a fake token built at run time never reaches disk', () => {
     const token = ['gh', 'p_'].join('') + 'T'.repeat(36)
     const c = { ...caller(), sessionId: 'core-session-4' }
-    addon.openGoalSync(c, { objective: `deploy using ${token}`, doneSoFar: [`set GITHUB_TOKEN=${token}`] })
+    addon.openGoalSync(asUser(c), { objective: `deploy using ${token}`, doneSoFar: [`set GITHUB_TOKEN=${token}`] })
     assert.equal(addon.redact(`token ${token}`).includes(token), false)
     const files = []
     const walk = (dir) => {

@@ -60,6 +60,8 @@ describe('extension registration', () => {
 
 describe('extension tools', () => {
   test('open, refused close with every unmet condition, then status', async () => {
+    // The user's /goal makes the draft; the model's open fills and continues it.
+    registered.hooks.onUserPromptSubmitted({ prompt: '/goal ship the CLI', cwd: process.cwd() }, { sessionId: SESSION })
     const opened = await invoke('goal_system_open', { objective: 'ship the CLI', requirements: ['R1: --help works'] })
     assert.equal(typeof opened, 'string')
     assert.match(opened, /ship the CLI/)

@@ -55,6 +55,17 @@ function postToolUse(session, tool_name, tool_input) {
   assert.equal(r.status, 0, r.stderr);
 }
 
+/** The user's `/goal <objective>` in VS Code, through the real hook runner: only the user opens. */
+function userGoal(session, objective) {
+  const r = spawnSync(process.execPath, [RUNNER, 'vscode', 'UserPromptSubmit'], {
+    input: JSON.stringify({ session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: `/goal ${objective}` }),
+    encoding: 'utf8',
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /opened draft goal/);
+}
+
 test('tools/list: four described tools, each requiring sessionId and cwd', async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
@@ -100,11 +111,12 @@ test('a missing sessionId or cwd is a validation error', async () => {
 
 test('full lifecycle: open, update, refused close listing every condition, evidence, accepted close', async () => {
   const s = 'mcp-life';
+  userGoal(s, 'make the greeting print twice');
   const opened = await call('goal_system_open', {
     sessionId: s, cwd, objective: 'make the greeting print twice', status: 'draft',
   });
   assert.ok(!opened.isError, text(opened));
-  assert.equal(opened.structuredContent.created, true);
+  assert.equal(opened.structuredContent.created, false, "the model's open continues the user's draft");
   assert.equal(opened.structuredContent.goal.completionStatus, 'draft');
   const goalId = opened.structuredContent.goal.id;
 
@@ -165,6 +177,8 @@ test('full lifecycle: open, update, refused close listing every condition, evide
 });
 
 test('two sessions in one cwd stay isolated', async () => {
+  userGoal('mcp-iso-a', 'objective of session A');
+  userGoal('mcp-iso-b', 'objective of session B');
   const a = await call('goal_system_open', { sessionId: 'mcp-iso-a', cwd, objective: 'objective of session A' });
   const b = await call('goal_system_open', { sessionId: 'mcp-iso-b', cwd, objective: 'objective of session B' });
   assert.ok(!a.isError && !b.isError);
@@ -191,6 +205,7 @@ test('two sessions in one cwd stay isolated', async () => {
 
 test('errors from Rust come back as isError with their code', async () => {
   const s = 'mcp-err';
+  userGoal(s, 'error objective');
   await call('goal_system_open', { sessionId: s, cwd, objective: 'error objective', discoveredIssues: ['login fails on empty password'] });
 
   const wildcard = await call('goal_system_update', {
@@ -202,8 +217,17 @@ test('errors from Rust come back as isError with their code', async () => {
   assert.equal(wildcard.structuredContent.error.code, 'INVALID_RESOLUTION');
   assert.deepEqual(readGoal(s).issueResolutions, [], 'nothing recorded');
 
-  const exists = await call('goal_system_open', { sessionId: s, cwd, objective: 'a different objective' });
-  assert.equal(exists.structuredContent.error.code, 'GOAL_EXISTS');
+  // The model cannot replace the user's goal, even when it asks to.
+  const replace = await call('goal_system_open', { sessionId: s, cwd, objective: 'print hello', replace: true });
+  assert.equal(replace.structuredContent.error.code, 'FORBIDDEN');
+  assert.match(text(replace), /only the user can replace the goal/);
+  assert.equal(readGoal(s).objective, 'error objective');
+  // Nor open one the user never asked for.
+  const unasked = await call('goal_system_open', { sessionId: 'mcp-unasked', cwd, objective: 'print hello' });
+  assert.equal(unasked.structuredContent.error.code, 'FORBIDDEN');
+  // Nor reach session s from another directory.
+  const elsewhere = await call('goal_system_status', { sessionId: s, cwd: join(base, 'other') });
+  assert.equal(elsewhere.structuredContent.error.code, 'FORBIDDEN');
 
   const stale = await call('goal_system_update', { sessionId: s, cwd, expectedGoalId: 'goal-0000', doneSoFar: ['x'] });
   assert.equal(stale.structuredContent.error.code, 'STALE_GOAL');
@@ -212,7 +236,10 @@ test('errors from Rust come back as isError with their code', async () => {
   assert.equal(badStatus.structuredContent.error.code, 'INVALID_INPUT');
   assert.match(text(badStatus), /goal_system_close/, "Rust's message reaches the model");
 
-  const noReason = await call('goal_system_close', { sessionId: s, cwd, status: 'cancelled' });
+  const cancel = await call('goal_system_close', { sessionId: s, cwd, status: 'cancelled', reason: 'changed my mind' });
+  assert.equal(cancel.structuredContent.error.code, 'FORBIDDEN', 'only the user cancels');
+  assert.match(text(cancel), /\/goal cancel/);
+  const noReason = await call('goal_system_close', { sessionId: s, cwd, status: 'blocked' });
   assert.equal(noReason.structuredContent.error.code, 'INVALID_INPUT');
   assert.match(text(noReason), /reason/);
 

@@ -262,6 +262,8 @@ function write(cmd, opts, cwd, io) {
   const request = buildRequest(cmd, opts)
   const addon = loadAddon()
   const { caller, goalId } = resolveCaller(addon, cmd, opts, cwd)
+  // The user's rights only in the user's own terminal; the rule is the core's.
+  caller.role = addon.commandRole(Boolean(process.stdin.isTTY), Object.keys(process.env))
   if (goalId && request.expectedGoalId === undefined) request.expectedGoalId = goalId
   const fn = { open: addon.openGoalSync, update: addon.updateGoalSync, close: addon.closeGoalSync }[cmd]
   const result = call(() => fn(caller, request), cmd)

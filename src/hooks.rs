@@ -45,3 +45,15 @@ pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
 pub fn looks_like_subagent(invocation: Value, main_session_id: Option<String>) -> bool {
     hooks::looks_like_subagent(&invocation, main_session_id.as_deref())
 }
+
+/// The role of the `goal-system` command: `"user"` only in an interactive
+/// terminal that no agent host spawned (`stdinIsTty` and none of the hosts'
+/// agent-shell variables among `envNames`), else `"agent"`, so a command run
+/// through an agent's shell tool never gets the user's rights.
+#[napi(ts_return_type = "'user' | 'agent'")]
+pub fn command_role(stdin_is_tty: bool, env_names: Vec<String>) -> String {
+    let names: Vec<&str> = env_names.iter().map(String::as_str).collect();
+    goal_core::authority::command_role(stdin_is_tty, &names)
+        .as_str()
+        .to_string()
+}

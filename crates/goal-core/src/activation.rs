@@ -48,16 +48,90 @@ fn rest_arg(text: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
+/// What separates a command word from its reason: `/goal cancel: wrong
+/// approach`, `/goal pause -- back after lunch`. Without one, words after
+/// `cancel`/`clear`/`pause` are an objective (`/goal pause the video when the
+/// tab is hidden` opens a goal).
+pub const REASON_SEPARATORS: [&str; 3] = [":", "--", " - "];
+
+/// The reason after a command word, when the rest starts with a separator.
+/// `Some(None)`: the word alone; `None`: not the short form.
+fn reason_form(rest: &str) -> Option<Option<String>> {
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return Some(None);
+    }
+    let padded = format!(" {rest}");
+    REASON_SEPARATORS.iter().find_map(|sep| {
+        let body = if sep.starts_with(' ') {
+            padded.strip_prefix(sep)
+        } else {
+            rest.strip_prefix(sep)
+        }?;
+        Some(rest_arg(body))
+    })
+}
+
+/// A goal id (`goal-<hex>`) or a session id: one token of letters, digits,
+/// `-`, `_` or `.` with at least one digit. `/goal continue refactoring` is an
+/// objective, `/goal continue goal-4f2a...` a command.
+pub fn looks_like_id(text: &str) -> bool {
+    let t = text.trim();
+    (6..=128).contains(&t.len())
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// The words after `/goal` (or Copilot CLI's autopilot objective, which is
+/// what `/goal` becomes there): a command in its short form, else an objective.
+fn parse_goal_args(args: &str, kind: &'static str) -> Intent {
+    let args = args.trim();
+    let (word, rest) = match args.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (args, ""),
+    };
+    let lower = word.to_ascii_lowercase();
+    // "cancel: reason" puts the separator on the word itself.
+    let rest_owned = if lower.ends_with(':') {
+        format!(": {rest}")
+    } else {
+        rest.to_string()
+    };
+    let rest = rest_owned.trim();
+    let word = lower.trim_end_matches([':', '.', '!']);
+    let command = match word {
+        "" | "status" | "show" if rest.is_empty() || rest == ":" => Some(Intent::Show),
+        "continue" | "resume" if rest.is_empty() => Some(Intent::Continue { target: None }),
+        "continue" | "resume" if looks_like_id(rest) => Some(Intent::Continue {
+            target: Some(rest.to_string()),
+        }),
+        "cancel" | "clear" | "stop" | "off" | "reset" => {
+            reason_form(rest).map(|reason| Intent::Cancel { reason })
+        }
+        "pause" => reason_form(rest).map(|reason| Intent::Pause { reason }),
+        _ => None,
+    };
+    command.unwrap_or_else(|| {
+        if args.is_empty() {
+            Intent::Show
+        } else {
+            Intent::Open {
+                objective: args.to_string(),
+                kind,
+            }
+        }
+    })
+}
+
 /// Classify a user prompt.
 pub fn parse_prompt(prompt: &str) -> Intent {
     if let Some(objective) = autopilot_objective(prompt) {
+        // Copilot CLI turns every `/goal ...` into this prompt, commands included.
         return if objective.is_empty() {
             Intent::None
         } else {
-            Intent::Open {
-                objective,
-                kind: "autopilot",
-            }
+            parse_goal_args(&objective, "autopilot")
         };
     }
     let text = prompt.trim_start();
@@ -66,27 +140,7 @@ pub fn parse_prompt(prompt: &str) -> Intent {
         if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
             return Intent::None; // "/goals", "/goalie": some other command
         }
-        let args = text["/goal".len()..].trim();
-        let (word, rest) = match args.split_once(char::is_whitespace) {
-            Some((w, r)) => (w, r),
-            None => (args, ""),
-        };
-        return match word.to_ascii_lowercase().as_str() {
-            "" | "status" | "show" if rest.trim().is_empty() => Intent::Show,
-            "continue" | "resume" => Intent::Continue {
-                target: rest_arg(rest),
-            },
-            "cancel" | "clear" => Intent::Cancel {
-                reason: rest_arg(rest),
-            },
-            "pause" => Intent::Pause {
-                reason: rest_arg(rest),
-            },
-            _ => Intent::Open {
-                objective: args.to_string(),
-                kind: "goal-command",
-            },
-        };
+        return parse_goal_args(&text["/goal".len()..], "goal-command");
     }
     for phrase in OPEN_PHRASES {
         if lower.starts_with(phrase) {
@@ -154,7 +208,7 @@ mod tests {
             }
         );
         assert_eq!(
-            parse_prompt("/goal cancel the user changed plans"),
+            parse_prompt("/goal cancel: the user changed plans"),
             Intent::Cancel {
                 reason: Some("the user changed plans".into())
             }
@@ -216,6 +270,71 @@ mod tests {
             Intent::Open {
                 objective: "migrate the db".into(),
                 kind: "phrase"
+            }
+        );
+    }
+
+    #[test]
+    fn command_words_count_only_in_their_short_forms() {
+        assert_eq!(
+            parse_prompt("/goal cancel"),
+            Intent::Cancel { reason: None }
+        );
+        assert_eq!(parse_prompt("/goal clear"), Intent::Cancel { reason: None });
+        assert_eq!(
+            parse_prompt("/goal pause -- back after lunch"),
+            Intent::Pause {
+                reason: Some("back after lunch".into())
+            }
+        );
+        assert_eq!(parse_prompt("/goal pause"), Intent::Pause { reason: None });
+        assert_eq!(
+            parse_prompt("/goal resume"),
+            Intent::Continue { target: None }
+        );
+        for objective in [
+            "pause the video when the tab is hidden",
+            "clear the cache on logout",
+            "cancel pending orders after 30 minutes",
+            "continue refactoring the parser",
+            "status page for the api",
+        ] {
+            assert_eq!(
+                parse_prompt(&format!("/goal {objective}")),
+                Intent::Open {
+                    objective: objective.into(),
+                    kind: "goal-command"
+                },
+                "{objective}"
+            );
+        }
+    }
+
+    #[test]
+    fn copilot_autopilot_prompt_carrying_a_command_is_that_command() {
+        let wrap = |x: &str| {
+            format!("The user set this explicit autopilot objective with /autopilot:\n\n{x}\n\nWork autonomously toward this objective.")
+        };
+        assert_eq!(
+            parse_prompt(&wrap("continue")),
+            Intent::Continue { target: None }
+        );
+        assert_eq!(parse_prompt(&wrap("status")), Intent::Show);
+        assert_eq!(
+            parse_prompt(&wrap("cancel")),
+            Intent::Cancel { reason: None }
+        );
+        assert_eq!(
+            parse_prompt(&wrap("continue goal-0a1b2c3d4e")),
+            Intent::Continue {
+                target: Some("goal-0a1b2c3d4e".into())
+            }
+        );
+        assert_eq!(
+            parse_prompt(&wrap("pause the video when the tab is hidden")),
+            Intent::Open {
+                objective: "pause the video when the tab is hidden".into(),
+                kind: "autopilot"
             }
         );
     }

@@ -148,6 +148,69 @@ fn no_goal(caller: &Caller) -> GoalError {
     )
 }
 
+/// A caller is its session and its directory together: the goal of session A
+/// is not reached by sending A's id from another directory.
+fn ensure_same_place(caller: &Caller, goal: &Goal) -> Result<()> {
+    if goal.cwd.is_empty() || same_cwd(&goal.cwd, &caller.cwd) {
+        return Ok(());
+    }
+    Err(GoalError::new(
+        ErrorCode::Forbidden,
+        format!(
+            "goal {} belongs to session {} in another directory; a goal is reached only from its own session and directory",
+            goal.id,
+            redact::truncate(&caller.session_id, 80)
+        ),
+    ))
+}
+
+/// Directories compared after lexical normalization (`.`/`..`, repeated and
+/// trailing slashes); the store refuses relative paths before this.
+pub fn same_cwd(a: &str, b: &str) -> bool {
+    normalize_path(a) == normalize_path(b)
+}
+
+fn normalize_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// Fields that only some roles may send: budgets are the user's, and so are
+/// pausing and resuming (moving a paused or budget-limited goal back to work).
+fn authorize_fields(
+    caller: &Caller,
+    fields: &Map<String, Value>,
+    goal: Option<&Goal>,
+) -> Result<()> {
+    if BUDGET_FIELDS.iter().any(|f| fields.contains_key(*f)) {
+        authority::authorize(caller.role, Operation::SetBudget)?;
+    }
+    let wanted = fields
+        .get("status")
+        .and_then(Value::as_str)
+        .and_then(Status::parse);
+    let current = goal.map(|g| g.completion_status);
+    let pausing = wanted == Some(Status::Paused);
+    let resuming = matches!(current, Some(Status::Paused | Status::BudgetLimited))
+        && matches!(wanted, Some(Status::Active | Status::Draft));
+    if pausing || resuming {
+        authority::authorize(caller.role, Operation::Pause)?;
+    }
+    Ok(())
+}
+
+/// Request fields that set or raise a budget.
+pub const BUDGET_FIELDS: [&str; 1] = ["tokenBudget"];
+
 /// Touch timestamps after a change.
 fn stamp(goal: &mut Goal) {
     goal.updated_at = clock::now_iso();
@@ -178,6 +241,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
     let replace = take_bool(&mut fields, "replace")?;
     let source_prompt = take_str(&mut fields, "sourcePrompt")?;
     let source_kind = take_str(&mut fields, "sourceKind")?.unwrap_or_else(|| "tool".into());
+    authorize_fields(caller, &fields, None)?;
     let rest = Value::Object(fields);
 
     let (opened, warnings) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _warnings| {
@@ -203,6 +267,9 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
             update::apply_update(&mut goal, &rest)?;
             Ok(goal)
         };
+        if let Some(goal) = &current {
+            ensure_same_place(caller, goal)?;
+        }
         match current {
             Some(mut existing) if existing.is_open() => {
                 if update::norm(&existing.objective) == update::norm(&objective) {
@@ -219,6 +286,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
                     }
                     return Ok((Change::None, (existing, false, None)));
                 }
+                authority::authorize(caller.role, Operation::Replace)?;
                 if !replace {
                     return Err(GoalError::new(
                         ErrorCode::GoalExists,
@@ -240,11 +308,13 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
                 Ok((Change::Replace { old, new: new.clone() }, (new, true, replaced)))
             }
             Some(closed) => {
+                authority::authorize(caller.role, Operation::Open)?;
                 // A closed goal stays closed; the new goal is a new generation.
                 let new = make_new(closed.generation + 1, None)?;
                 Ok((Change::Replace { old: closed, new: new.clone() }, (new, true, None)))
             }
             None => {
+                authority::authorize(caller.role, Operation::Open)?;
                 let new = make_new(1, None)?;
                 Ok((Change::Save(new.clone()), (new, true, None)))
             }
@@ -275,6 +345,9 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
 pub fn status(store: &Store, caller: &Caller) -> Result<StatusReport> {
     caller.check()?;
     let mut loaded = store.load(&caller.session_id, Some(&caller.cwd))?;
+    if let Some(goal) = &loaded.goal {
+        ensure_same_place(caller, goal)?;
+    }
     let autopilot = crate::autopilot::read(store, &caller.session_id);
     if let Some(w) = autopilot
         .as_ref()
@@ -329,10 +402,15 @@ pub fn update(store: &Store, caller: &Caller, req: &Value) -> Result<Updated> {
     for key in CALLER_KEYS {
         fields.remove(key);
     }
+    authority::authorize(caller.role, Operation::Record)?;
     let rest = Value::Object(fields);
     let ((goal, applied), warnings) =
         store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
             let mut goal = current.ok_or_else(|| no_goal(caller))?;
+            ensure_same_place(caller, &goal)?;
+            if let Value::Object(map) = &rest {
+                authorize_fields(caller, map, Some(&goal))?;
+            }
             let applied = update::apply_update(&mut goal, &rest)?;
             mark_progress(&mut goal);
             stamp(&mut goal);
@@ -383,11 +461,21 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
         (None, None | Some(Value::Null)) => None,
         (None, Some(_)) => return Err(GoalError::invalid("statusReason: expected a string")),
     };
+    authority::authorize(
+        caller.role,
+        match status {
+            Status::Complete => Operation::CloseComplete,
+            Status::Blocked => Operation::CloseBlocked,
+            _ => Operation::Cancel,
+        },
+    )?;
+    authorize_fields(caller, &fields, None)?;
     let rest = Value::Object(fields);
 
     let ((goal, closed, unmet), warnings) =
         store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
             let mut goal = current.ok_or_else(|| no_goal(caller))?;
+            ensure_same_place(caller, &goal)?;
             if !goal.is_open() {
                 return Err(GoalError::new(
                     ErrorCode::GoalClosed,
@@ -487,6 +575,31 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
 /// Consecutive blocked stops (with no tool call between) before the loop guard
 /// lets the stop through and marks the goal blocked.
 pub const MAX_BLOCKED_STOPS: u32 = 3;
+/// Blocked stops per goal per user prompt, however much tool activity lies
+/// between them. Past it the stop goes through and the goal is blocked
+/// (resumable), so a model that makes one trivial call between stops cannot
+/// keep itself running for ever.
+pub const MAX_STOPS_PER_PROMPT: u32 = 10;
+
+/// A new prompt from the user: the absolute stop bound starts again. Never
+/// fails the prompt (a store fault only skips the reset).
+pub fn note_user_prompt(store: &Store, caller: &Caller, prompt: &str) {
+    if messages::is_host_continuation(prompt) {
+        return;
+    }
+    let _ = store.modify(
+        &caller.session_id,
+        Some(&caller.cwd),
+        |current, _| match current {
+            Some(mut goal) if goal.is_open() && goal.stop_guard.since_prompt > 0 => {
+                goal.stop_guard.since_prompt = 0;
+                Ok((Change::Save(goal), ()))
+            }
+            _ => Ok((Change::None, ())),
+        },
+    );
+}
+
 /// Tool-history entries kept per goal; counters survive trimming.
 pub const HISTORY_WINDOW: usize = 50;
 
@@ -521,8 +634,17 @@ pub fn stop_attempt(
             }
             guard.seq_at_last_block = goal.tool_history.seq;
             guard.total_blocked += 1;
+            guard.since_prompt += 1;
             let level = guard.blocked_stops;
+            let absolute = guard.since_prompt > MAX_STOPS_PER_PROMPT;
             goal.updated_at = clock::now_iso();
+            if absolute {
+                goal.completion_status = Status::Blocked;
+                goal.status_reason = Some(messages::stop_bound_reason(MAX_STOPS_PER_PROMPT));
+                goal.stop_guard.blocked_stops = 0;
+                goal.stop_guard.since_prompt = 0;
+                return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
+            }
             if level > MAX_BLOCKED_STOPS {
                 // The reason lives in statusReason only: it is the guard's, not a
                 // blocker of the work, so resuming (status active) clears it.
@@ -690,6 +812,201 @@ pub fn adopt(store: &Store, goal: Goal, new_session: &str, cwd: &str) -> Result<
     modified
         .goal
         .ok_or_else(|| GoalError::new(ErrorCode::NoGoal, "the continued goal was not stored"))
+}
+
+#[cfg(test)]
+mod authority_tests {
+    use super::*;
+    use crate::store::StoreConfig;
+    use serde_json::json;
+
+    fn store() -> (Store, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("goal-auth-{}", clock::new_goal_id()));
+        let root = dir.join("goal-system");
+        (Store::new(StoreConfig::new(&dir, &root)), dir)
+    }
+
+    fn agent() -> Caller {
+        Caller::new("s-auth", "/w/project")
+    }
+
+    fn user() -> Caller {
+        agent().with_role(Role::User)
+    }
+
+    fn code(err: GoalError) -> ErrorCode {
+        err.code
+    }
+
+    #[test]
+    fn the_model_cannot_replace_the_users_goal_with_a_trivial_one() {
+        let (s, dir) = store();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "migrate all 40 services", "status": "draft"}),
+        )
+        .unwrap();
+        let err = open(
+            &s,
+            &agent(),
+            &json!({"objective": "print hello", "replace": true}),
+        )
+        .unwrap_err();
+        assert_eq!(code(err), ErrorCode::Forbidden);
+        let kept = status(&s, &agent()).unwrap().goal.unwrap();
+        assert_eq!(kept.objective, "migrate all 40 services");
+        assert!(kept.is_open());
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_model_fills_and_activates_the_users_draft() {
+        let (s, dir) = store();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "status": "draft"}),
+        )
+        .unwrap();
+        let opened = open(
+            &s,
+            &agent(),
+            &json!({"objective": "ship it", "status": "active", "requirements": ["R1: works"]}),
+        )
+        .unwrap();
+        assert!(!opened.created);
+        assert_eq!(opened.goal.completion_status, Status::Active);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_model_cannot_open_a_goal_nobody_asked_for() {
+        let (s, dir) = store();
+        let err = open(&s, &agent(), &json!({"objective": "print hello"})).unwrap_err();
+        assert_eq!(code(err), ErrorCode::Forbidden);
+        assert!(status(&s, &agent()).unwrap().goal.is_none());
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn only_the_user_cancels_pauses_and_budgets() {
+        let (s, dir) = store();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let cancel = close(
+            &s,
+            &agent(),
+            &json!({"status": "cancelled", "reason": "I am done here"}),
+        );
+        assert_eq!(code(cancel.unwrap_err()), ErrorCode::Forbidden);
+        let pause = update(&s, &agent(), &json!({"status": "paused"}));
+        assert_eq!(code(pause.unwrap_err()), ErrorCode::Forbidden);
+        let budget = update(&s, &agent(), &json!({"tokenBudget": 999_999}));
+        assert_eq!(code(budget.unwrap_err()), ErrorCode::Forbidden);
+        update(&s, &user(), &json!({"status": "paused"})).unwrap();
+        let resume = update(&s, &agent(), &json!({"status": "active"}));
+        assert_eq!(
+            code(resume.unwrap_err()),
+            ErrorCode::Forbidden,
+            "a paused goal is resumed by the user"
+        );
+        update(&s, &user(), &json!({"status": "active"})).unwrap();
+        let closed = close(
+            &s,
+            &user(),
+            &json!({"status": "cancelled", "reason": "the user changed plans"}),
+        )
+        .unwrap();
+        assert_eq!(closed.goal.completion_status, Status::Cancelled);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_model_closes_blocked_with_its_exact_reason() {
+        let (s, dir) = store();
+        open(&s, &user(), &json!({"objective": "deploy"})).unwrap();
+        let closed = close(
+            &s,
+            &agent(),
+            &json!({"status": "blocked", "reason": "needs the staging password from the user"}),
+        )
+        .unwrap();
+        assert!(closed.closed);
+        assert_eq!(
+            closed.goal.status_reason.as_deref(),
+            Some("needs the staging password from the user")
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_subagent_can_do_nothing_with_the_goal() {
+        let (s, dir) = store();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let sub = agent().with_role(Role::Subagent);
+        assert_eq!(code(status(&s, &sub).unwrap_err()), ErrorCode::Subagent);
+        assert_eq!(
+            code(close(&s, &sub, &json!({"status": "complete"})).unwrap_err()),
+            ErrorCode::Subagent
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_session_id_sent_from_another_directory_reaches_nothing() {
+        let (s, dir) = store();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let elsewhere = Caller::new("s-auth", "/w/other");
+        assert_eq!(
+            code(status(&s, &elsewhere).unwrap_err()),
+            ErrorCode::Forbidden
+        );
+        assert_eq!(
+            code(update(&s, &elsewhere, &json!({"doneSoFar": ["x"]})).unwrap_err()),
+            ErrorCode::Forbidden
+        );
+        let same = Caller::new("s-auth", "/w/project/");
+        assert!(
+            status(&s, &same).is_ok(),
+            "a trailing slash is the same directory"
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn stops_are_bounded_per_user_prompt_even_with_a_call_between_each() {
+        let (s, dir) = store();
+        let goal = open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "status": "active"}),
+        )
+        .unwrap()
+        .goal;
+        let mut released = None;
+        for i in 0..(MAX_STOPS_PER_PROMPT + 1) {
+            record_tool_calls(
+                &s,
+                &agent(),
+                &[ToolCall {
+                    name: "bash".into(),
+                    args: json!({"command": format!("ls {i}")}),
+                }],
+                "success",
+                "cli-hook",
+            )
+            .unwrap();
+            if let (Attempt::Released(g), _) = stop_attempt(&s, &agent(), &goal.id).unwrap() {
+                released = Some((i, g));
+                break;
+            }
+        }
+        let (at, g) = released.expect("the absolute bound lets a stop through");
+        assert_eq!(at, MAX_STOPS_PER_PROMPT);
+        assert_eq!(g.completion_status, Status::Blocked);
+        assert!(g.closed_at.is_none(), "blocked, resumable: never complete");
+        std::fs::remove_dir_all(dir).ok();
+    }
 }
 
 #[cfg(test)]

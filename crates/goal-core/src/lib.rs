@@ -10,6 +10,7 @@ pub mod drift;
 pub mod error;
 pub mod gate;
 pub mod goals;
+pub mod guard;
 pub mod hooks;
 pub mod messages;
 pub mod record;

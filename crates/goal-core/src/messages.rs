@@ -222,14 +222,36 @@ pub fn drift_denial(goal: &Goal, count: u64) -> String {
 }
 
 /// The message subagents get: no goal state, no ownership.
+/// Why the absolute stop bound let a stop through.
+pub fn stop_bound_reason(bound: u32) -> String {
+    format!("the stop was blocked {bound} times since the user's last prompt; the goal system let it through so the session does not run for ever. The goal is blocked (resumable): the user can continue it with /goal continue")
+}
+
+/// Prompts the host writes itself to keep an autopilot going: not the user's.
+pub fn is_host_continuation(prompt: &str) -> bool {
+    let p = prompt.trim_start();
+    p.starts_with(VOICE) || p.starts_with("You have not yet marked the task as complete")
+}
+
+/// A goal tool called from inside a subagent.
+pub fn subagent_goal_tool_refusal(tool: &str) -> String {
+    format!(
+        "{VOICE} Refused: {} was called from a subagent. Subagents do not own the goal: they cannot open, read, update or close it. Report your findings with their evidence to the main session, which verifies them and records them itself.",
+        redact::truncate(tool, 80)
+    )
+}
+
 pub fn subagent_boundary() -> &'static str {
     "[goal-system] You are a subagent. You do not own the session's goal: do not open, read, update or close goals, and do not call goal_system_* tools. Do the bounded task you were given and report your findings with their evidence; the main session verifies them before recording anything."
 }
 
 /// Told to the user and the model when the loop guard lets a stop through.
 pub fn loop_guard_release(goal: &Goal, attempts: u32) -> String {
+    let why = goal.status_reason.clone().unwrap_or_else(|| {
+        format!("{attempts} stop attempts in a row with no tool activity between them")
+    });
     format!(
-        "[goal-system] Goal {} marked blocked (resumable): {attempts} stop attempts in a row with no tool activity between them. The stop is let through. Resume with an explicit continue prompt or `/goal continue`.",
+        "[goal-system] Goal {} marked blocked (resumable): {why}. The stop is let through. Resume with an explicit continue prompt or `/goal continue`.",
         goal.id
     )
 }

@@ -14,11 +14,16 @@ pub const RECORD_VERSION: u32 = 3;
 /// Lifecycle status. Whether a goal is open depends on `closedAt` too:
 /// `blocked` without `closedAt` is resumable, with it terminal.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     Draft,
     Active,
     Blocked,
+    /// Paused by the user (`/goal pause`) or by an interrupt: open, blocks no
+    /// stop, counts no drift; only the user resumes it.
+    Paused,
+    /// A budget was crossed: open, the model wraps up; stops go through.
+    BudgetLimited,
     Complete,
     Cancelled,
 }
@@ -29,6 +34,8 @@ impl Status {
             Status::Draft => "draft",
             Status::Active => "active",
             Status::Blocked => "blocked",
+            Status::Paused => "paused",
+            Status::BudgetLimited => "budget_limited",
             Status::Complete => "complete",
             Status::Cancelled => "cancelled",
         }
@@ -39,6 +46,8 @@ impl Status {
             "draft" => Some(Status::Draft),
             "active" => Some(Status::Active),
             "blocked" => Some(Status::Blocked),
+            "paused" => Some(Status::Paused),
+            "budget_limited" | "budget-limited" => Some(Status::BudgetLimited),
             "complete" | "completed" => Some(Status::Complete),
             "cancelled" | "canceled" => Some(Status::Cancelled),
             _ => None,
@@ -199,6 +208,10 @@ pub struct StopGuard {
     /// Total stops blocked for this goal.
     #[serde(default)]
     pub total_blocked: u32,
+    /// Stops blocked since the user's last prompt, progress or not: bounded
+    /// absolutely by `goals::MAX_STOPS_PER_PROMPT`.
+    #[serde(default)]
+    pub since_prompt: u32,
 }
 
 /// The goal record. Field names and order follow the seed's version-3 record.
@@ -275,6 +288,10 @@ pub struct Goal {
     /// The goal this one replaced, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// Keyed digest written by the store (see `integrity`): a copy edited
+    /// outside the goal system no longer matches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -329,6 +346,7 @@ impl Goal {
             budget: Budget::default(),
             stop_guard: StopGuard::default(),
             replaces: None,
+            seal: None,
             extra: Map::new(),
         }
     }
@@ -339,7 +357,11 @@ impl Goal {
         self.closed_at.is_none()
             && matches!(
                 self.completion_status,
-                Status::Draft | Status::Active | Status::Blocked
+                Status::Draft
+                    | Status::Active
+                    | Status::Blocked
+                    | Status::Paused
+                    | Status::BudgetLimited
             )
     }
 

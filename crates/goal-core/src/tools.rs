@@ -119,6 +119,11 @@ const SHELLS: [&str; 9] = [
     "write_bash",
 ];
 
+/// Is this a shell tool (its command says what it does)?
+pub fn is_shell_tool(tool: &str) -> bool {
+    SHELLS.contains(&bare(tool).as_str())
+}
+
 /// Classify a call by tool name and, for shells, by the command it runs.
 pub fn classify(tool: &str, args: &Value) -> ToolKind {
     if goal_tool(tool).is_some() {

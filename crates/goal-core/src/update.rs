@@ -438,6 +438,20 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
                 next.status_reason = Some(reason);
                 applied.changes.push("status: blocked (resumable)".into());
             }
+            Status::Paused => {
+                if next.completion_status != Status::Paused {
+                    next.completion_status = Status::Paused;
+                    next.status_reason = reason.clone().or(Some("paused by the user".into()));
+                    next.stop_guard.blocked_stops = 0;
+                    applied.changes.push("status: paused".into());
+                }
+            }
+            Status::BudgetLimited => {
+                return Err(field_error(
+                    "status",
+                    "budget_limited is set by the goal system when a budget is crossed",
+                ))
+            }
             Status::Complete | Status::Cancelled => {
                 return Err(field_error(
                     "status",

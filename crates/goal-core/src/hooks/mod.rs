@@ -135,14 +135,37 @@ pub fn decide(
         let note = (event == Event::Other).then(|| "unknown hook event; allowing".to_string());
         return Ok((Decision::default(), note));
     }
+    if event == Event::PreToolUse {
+        // Before anything else, and whoever calls: the goal state is written only
+        // by the goal system, and a subagent never touches a goal.
+        if let Some(refusal) = tool::refusal(store, &payload) {
+            return Ok((
+                Decision {
+                    deny: Some(refusal),
+                    ..Decision::default()
+                },
+                None,
+            ));
+        }
+    }
     if payload.session_id.is_empty() {
         return Ok((
             Decision::default(),
             Some("payload has no sessionId; nothing to do".into()),
         ));
     }
-    if payload.subagent && matches!(event, Event::PreToolUse | Event::PostToolUse | Event::Stop) {
-        // Subagent tool use never counts and is never the main session's evidence.
+    if payload.subagent
+        && matches!(
+            event,
+            Event::PreToolUse
+                | Event::PostToolUse
+                | Event::Stop
+                | Event::UserPrompt
+                | Event::SessionStart
+        )
+    {
+        // Subagent tool use never counts and is never the main session's
+        // evidence; a subagent's prompt never opens or shows a goal.
         return Ok((Decision::default(), None));
     }
     let caller = Caller::new(payload.session_id.clone(), payload.cwd.clone());

@@ -27,6 +27,33 @@ pub(super) fn on_prompt(
         return Ok((Decision::default(), None));
     }
     let intent = activation::parse_prompt(&prompt);
+    if intent == Intent::None {
+        goals::note_user_prompt(store, caller, &prompt);
+    }
+    let command = intent != Intent::None;
+    match run_intent(store, caller, &prompt, intent) {
+        // A /goal command that could not be done says why where the user reads it.
+        Err(e) if command => {
+            let text = format!("{} /goal: {}", messages::VOICE, e.message);
+            Ok((
+                Decision {
+                    context: Some(text.clone()),
+                    system_message: Some(text),
+                    ..Decision::default()
+                },
+                None,
+            ))
+        }
+        other => other,
+    }
+}
+
+fn run_intent(
+    store: &Store,
+    caller: &Caller,
+    prompt: &str,
+    intent: Intent,
+) -> Result<(Decision, Option<String>)> {
     match intent {
         Intent::Open { objective, kind } => {
             let req = json!({
@@ -88,9 +115,9 @@ pub(super) fn on_prompt(
             let upd = goals::update(
                 store,
                 caller,
-                &json!({"status": "blocked", "statusReason": reason}),
+                &json!({"status": "paused", "statusReason": reason}),
             )?;
-            Ok((context(format!("[goal-system] The user paused goal {} (blocked, resumable). Do not continue it until the user resumes it.", upd.goal.id)), None))
+            Ok((context(format!("[goal-system] The user paused goal {}. Do not continue it until the user resumes it with /goal resume.", upd.goal.id)), None))
         }
         Intent::None => {
             let Some(goal) = load_goal(store, caller)? else {
@@ -115,7 +142,7 @@ pub(super) fn on_continue(
     target: Option<&str>,
 ) -> Result<(Decision, Option<String>)> {
     if let Some(mut own) = load_goal(store, caller)?.filter(Goal::is_open) {
-        if own.completion_status == Status::Blocked {
+        if matches!(own.completion_status, Status::Blocked | Status::Paused) {
             own = goals::update(store, caller, &json!({"status": "active"}))?.goal;
         }
         return Ok((

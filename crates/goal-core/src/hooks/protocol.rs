@@ -241,13 +241,17 @@ pub fn looks_like_subagent(value: &Value, main_session: Option<&str>) -> bool {
         "parent_invocation_id",
     ];
     const FLAGS: [&str; 3] = ["isSubagent", "is_subagent", "subagent"];
-    let marked = MARKERS.iter().any(|k| {
-        obj.get(*k)
-            .and_then(Value::as_str)
-            .is_some_and(|s| !s.is_empty())
-    }) || FLAGS
-        .iter()
-        .any(|k| obj.get(*k).and_then(Value::as_bool) == Some(true));
+    // A marker counts whatever its shape: a non-empty string, a number, or an
+    // object (an SDK may describe the subagent as `subagent: {name, ...}`).
+    let present = |v: &Value| match v {
+        Value::String(s) => !s.is_empty(),
+        Value::Number(_) => true,
+        Value::Object(o) => !o.is_empty(),
+        Value::Bool(b) => *b,
+        _ => false,
+    };
+    let marked = MARKERS.iter().any(|k| obj.get(*k).is_some_and(present))
+        || FLAGS.iter().any(|k| obj.get(*k).is_some_and(present));
     let other_session = main_session.filter(|m| !m.is_empty()).is_some_and(|main| {
         str_field(obj, &["sessionId", "session_id"]).is_some_and(|s| s != main)
     });

@@ -6,10 +6,26 @@ use crate::drift::{self, Drift};
 use crate::error::Result;
 use crate::gate;
 use crate::goals::{self, Attempt, Caller};
+use crate::guard::{self, StatePaths};
 use crate::messages;
 use crate::record::{Goal, ToolKind};
 use crate::store::Store;
 use crate::tools;
+
+/// A call refused whatever the goal: writes to the goal state, the user's verbs
+/// of the command, and any goal tool called from a subagent.
+pub(super) fn refusal(store: &Store, payload: &Payload) -> Option<String> {
+    let paths = StatePaths::new(
+        &store.config.root,
+        std::env::var("HOME").ok().filter(|h| !h.is_empty()),
+    );
+    payload.calls.iter().find_map(|call| {
+        if payload.subagent && tools::goal_tool(&call.name).is_some() {
+            return Some(messages::subagent_goal_tool_refusal(&call.name));
+        }
+        guard::forbidden(call, &paths)
+    })
+}
 
 pub(super) fn on_pre_tool(
     store: &Store,
@@ -19,6 +35,10 @@ pub(super) fn on_pre_tool(
     let Some(goal) = load_goal(store, caller)?.filter(Goal::is_open) else {
         return Ok((Decision::default(), None));
     };
+    if !goal.is_working() {
+        // Paused, blocked or budget-limited: no drift, and nothing to hold.
+        return Ok((Decision::default(), None));
+    }
     let mut count = goal.drift();
     let mut warn = None;
     for call in &payload.calls {
