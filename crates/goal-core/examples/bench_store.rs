@@ -6,7 +6,7 @@
 //! (set TMPDIR to bench another file system).
 
 use goal_core::clock::now_iso;
-use goal_core::store::{cwd_hash, Change, Store, StoreConfig};
+use goal_core::store::{cwd_hash, io_counts, Change, Store, StoreConfig};
 use goal_core::{Goal, Status};
 use std::fs;
 use std::time::{Duration, Instant};
@@ -74,6 +74,13 @@ fn main() {
     for _ in 0..10 {
         update();
     }
+    let before = io_counts();
+    update();
+    let one = io_counts() - before;
+    println!(
+        "{:<44} fsyncs {}   renames {}",
+        "one durable update", one.fsyncs, one.renames
+    );
     stats(
         "modify (durable update, 3 copies + fsync)",
         time(iterations, &mut update),

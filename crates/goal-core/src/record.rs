@@ -285,6 +285,11 @@ fn default_status() -> Status {
 }
 
 impl Goal {
+    /// A stored record, as read from a copy (JSON bytes).
+    pub fn from_stored(bytes: &[u8]) -> std::result::Result<Goal, String> {
+        serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    }
+
     /// A new goal with empty lists.
     pub fn new(
         id: String,
