@@ -127,5 +127,24 @@ fn main() {
         }),
     );
 
+    // Oversized list updates through the real entry point (goal_system_update):
+    // refused before any work, whatever their length.
+    let caller = goal_core::ops::Caller::new("bench-session", cwd);
+    for count in [24_000usize, 100_000] {
+        let items: Vec<String> = (0..count).map(|i| format!("item number {i}")).collect();
+        let request = serde_json::json!({ "doneSoFar": items });
+        let started = Instant::now();
+        let result = goal_core::ops::update(&store, &caller, &request);
+        println!(
+            "{:<44} {:>9.3} ms   {}",
+            format!("update with {count} list items"),
+            started.elapsed().as_secs_f64() * 1e3,
+            match result {
+                Ok(_) => "accepted".to_string(),
+                Err(e) => format!("refused ({})", e.code.as_str()),
+            }
+        );
+    }
+
     let _ = fs::remove_dir_all(&base);
 }
