@@ -253,6 +253,19 @@ fn older_shapes_of_optional_fields_never_quarantine_a_record() {
 }
 
 #[test]
+fn an_unreadable_status_is_kept_and_the_goal_waits_for_the_user() {
+    for odd in [json!("paused"), json!(false), json!({"s": 1})] {
+        let mut record = legacy_record();
+        record["completionStatus"] = odd.clone();
+        let goal = Goal::from_stored(&serde_json::to_vec(&record).unwrap()).unwrap();
+        assert_eq!(goal.completion_status, goal_core::Status::Blocked, "{odd}");
+        assert!(goal.is_open() && !goal.is_working(), "{odd}");
+        assert_eq!(goal.extra["legacyCompletionStatus"], odd);
+        assert!(goal.status_reason.unwrap().contains("completionStatus"));
+    }
+}
+
+#[test]
 fn a_record_without_its_required_fields_is_still_refused() {
     for bad in [
         json!([1, 2]),

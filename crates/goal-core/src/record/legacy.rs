@@ -115,17 +115,33 @@ fn string_list(value: Value) -> Vec<Value> {
         .collect()
 }
 
+/// A status we cannot read is kept under `legacyCompletionStatus`, and the
+/// goal becomes blocked (resumable): the legacy system enforced nothing for
+/// an unknown status, and blocked enforces nothing either until the user
+/// resumes it, while it still shows as open.
 fn upgrade_status(obj: &mut Map<String, Value>) {
-    match obj.get("completionStatus") {
+    let parsed = match obj.get("completionStatus") {
+        None => return,
         Some(Value::Null) => {
             obj.remove("completionStatus");
+            return;
         }
-        Some(Value::String(s)) => {
-            if let Some(status) = Status::parse(s) {
-                obj.insert("completionStatus".into(), json!(status.as_str()));
-            }
-        }
-        _ => {}
+        Some(Value::String(s)) => Status::parse(s),
+        Some(_) => None,
+    };
+    if let Some(status) = parsed {
+        obj.insert("completionStatus".into(), json!(status.as_str()));
+        return;
+    }
+    if let Some(odd) = obj.remove("completionStatus") {
+        obj.insert("legacyCompletionStatus".into(), odd);
+    }
+    obj.insert("completionStatus".into(), json!(Status::Blocked.as_str()));
+    if !obj.get("statusReason").is_some_and(Value::is_string) {
+        obj.insert(
+            "statusReason".into(),
+            json!("the stored completionStatus could not be read (kept as legacyCompletionStatus); resume or close the goal"),
+        );
     }
 }
 
