@@ -119,6 +119,12 @@ export declare function listGoals(cwd?: string | undefined | null, options?: Sto
 export declare function looksLikeSubagent(invocation: any, mainSessionId?: string | undefined | null): boolean
 
 /**
+ * The largest hook payload read, in bytes (16 MiB): hook-runner.mjs stops
+ * reading one byte past it, as the native hook does.
+ */
+export declare const MAX_HOOK_PAYLOAD_BYTES: number
+
+/**
  * Open a goal for the caller's session: `{ objective, status?: "draft" | "active",
  * replace?: boolean, sourcePrompt?, ...any update field }`. The same objective
  * continues the open goal; a different one needs `replace: true` (error code
@@ -159,6 +165,13 @@ export declare function redact(text: string): string
  * faults come back as an allow-shaped answer with a message in `stderr`.
  */
 export declare function runHook(host: string, event: string, stdin: string): HookResult
+
+/**
+ * [`run_hook`] on the raw payload bytes, read exactly as the native hook
+ * reads them: lossy UTF-8, and a payload past `MAX_HOOK_PAYLOAD_BYTES` is not
+ * parsed (the hook allows and says so). Never throws.
+ */
+export declare function runHookBytes(host: string, event: string, payload: Buffer): HookResult
 
 /** The folders the store reads and writes, from the environment or `stateRoot`. */
 export declare function statePaths(options?: StoreOptions | undefined | null): StatePaths

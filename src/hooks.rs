@@ -2,6 +2,8 @@
 //! the shell hook's Node fallback). Same function as the native goal-hook.
 
 use goal_core::hooks::{self, Host};
+use goal_core::payload;
+use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -24,6 +26,31 @@ pub struct HookResult {
 pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
     let out = match Host::parse(&host) {
         Some(h) => hooks::run(h, &event, &stdin),
+        None => {
+            let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
+            out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
+            out
+        }
+    };
+    HookResult {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        exit_code: out.exit_code,
+    }
+}
+
+/// The largest hook payload read, in bytes (16 MiB): hook-runner.mjs stops
+/// reading one byte past it, as the native hook does.
+#[napi]
+pub const MAX_HOOK_PAYLOAD_BYTES: u32 = payload::MAX_HOOK_PAYLOAD_BYTES as u32;
+
+/// [`run_hook`] on the raw payload bytes, read exactly as the native hook
+/// reads them: lossy UTF-8, and a payload past `MAX_HOOK_PAYLOAD_BYTES` is not
+/// parsed (the hook allows and says so). Never throws.
+#[napi]
+pub fn run_hook_bytes(host: String, event: String, payload: Buffer) -> HookResult {
+    let out = match Host::parse(&host) {
+        Some(h) => payload::run_bytes(h, &event, &payload),
         None => {
             let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
             out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");

@@ -24,18 +24,22 @@ function parseArgs(argv) {
 }
 
 /**
- * All of stdin as text; '' when there is none (closed, empty). Read by hand
+ * Stdin as bytes, at most `limit` bytes ('' when there is none: closed,
+ * empty). The addon decodes them exactly as the native hook does (lossy
+ * UTF-8; past its cap, not parsed), so reading stops one byte past the cap the
+ * addon names: memory stays bounded whatever the host sends. Read by hand
  * rather than with readFileSync(0), which loses what it had read when a
  * non-blocking pipe answers EAGAIN midway.
  */
-function readStdin() {
+function readStdin(limit) {
   const chunks = [];
+  let total = 0;
   const buf = Buffer.alloc(65536);
   const deadline = Date.now() + 5000;
-  for (;;) {
+  while (total < limit) {
     let n;
     try {
-      n = readSync(0, buf, 0, buf.length, null);
+      n = readSync(0, buf, 0, Math.min(buf.length, limit - total), null);
     } catch (err) {
       if (err.code === 'EAGAIN' && Date.now() < deadline) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // wait for the writer
@@ -45,8 +49,9 @@ function readStdin() {
     }
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
+    total += n;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -95,7 +100,7 @@ function main() {
   }
   let result;
   try {
-    result = addon.runHook(host, event, readStdin());
+    result = addon.runHookBytes(host, event, readStdin(addon.MAX_HOOK_PAYLOAD_BYTES + 1));
   } catch (err) {
     return fail('the hook failed', err);
   }

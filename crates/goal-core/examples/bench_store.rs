@@ -6,7 +6,7 @@
 //! (set TMPDIR to bench another file system).
 
 use goal_core::clock::now_iso;
-use goal_core::store::{cwd_hash, Change, Store, StoreConfig};
+use goal_core::store::{cwd_hash, io_counts, Change, Store, StoreConfig};
 use goal_core::{Goal, Status};
 use std::fs;
 use std::time::{Duration, Instant};
@@ -74,6 +74,13 @@ fn main() {
     for _ in 0..10 {
         update();
     }
+    let before = io_counts();
+    update();
+    let one = io_counts() - before;
+    println!(
+        "{:<44} fsyncs {}   renames {}",
+        "one durable update", one.fsyncs, one.renames
+    );
     stats(
         "modify (durable update, 3 copies + fsync)",
         time(iterations, &mut update),
@@ -119,6 +126,25 @@ fn main() {
             store.load("bench-session", None).unwrap();
         }),
     );
+
+    // Oversized list updates through the real entry point (goal_system_update):
+    // refused before any work, whatever their length.
+    let caller = goal_core::goals::Caller::new("bench-session", cwd);
+    for count in [24_000usize, 100_000] {
+        let items: Vec<String> = (0..count).map(|i| format!("item number {i}")).collect();
+        let request = serde_json::json!({ "doneSoFar": items });
+        let started = Instant::now();
+        let result = goal_core::goals::update(&store, &caller, &request);
+        println!(
+            "{:<44} {:>9.3} ms   {}",
+            format!("update with {count} list items"),
+            started.elapsed().as_secs_f64() * 1e3,
+            match result {
+                Ok(_) => "accepted".to_string(),
+                Err(e) => format!("refused ({})", e.code.as_str()),
+            }
+        );
+    }
 
     let _ = fs::remove_dir_all(&base);
 }

@@ -404,6 +404,8 @@ pub fn update(store: &Store, caller: &Caller, req: &Value) -> Result<Updated> {
     }
     authority::authorize(caller.role, Operation::Record)?;
     let rest = Value::Object(fields);
+    // Sizes first, outside the lock: an oversized request never holds it.
+    update::check_limits(&rest)?;
     let ((goal, applied), warnings) =
         store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
             let mut goal = current.ok_or_else(|| no_goal(caller))?;

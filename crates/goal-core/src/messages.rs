@@ -222,6 +222,11 @@ pub fn drift_denial(goal: &Goal, count: u64) -> String {
 }
 
 /// The message subagents get: no goal state, no ownership.
+/// A stop met a busy goal store: held, not silently allowed.
+pub fn lock_timeout_block() -> String {
+    format!("{VOICE} The goal state is busy (another hook holds its lock), so this stop could not be checked. Continue with the goal; call goal_system_status to see where it stands.")
+}
+
 /// Why the absolute stop bound let a stop through.
 pub fn stop_bound_reason(bound: u32) -> String {
     format!("the stop was blocked {bound} times since the user's last prompt; the goal system let it through so the session does not run for ever. The goal is blocked (resumable): the user can continue it with /goal continue")

@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod legacy;
+
 /// The record version this crate writes. Version 3 is the seed's format.
 pub const RECORD_VERSION: u32 = 3;
 
@@ -302,6 +304,25 @@ fn default_status() -> Status {
 }
 
 impl Goal {
+    /// A stored record, as read from a copy (JSON bytes). Our own records
+    /// take the strict path; older or foreign shapes of optional fields (the
+    /// earlier JavaScript system's records) are mapped by [`legacy`] rather
+    /// than refused. Only a record that is not an object, or lacks or
+    /// mistypes a required field (`version`, `id`, `sessionId`, `cwd`), fails.
+    pub fn from_stored(bytes: &[u8]) -> std::result::Result<Goal, String> {
+        let strict_error = match serde_json::from_slice::<Goal>(bytes) {
+            Ok(goal) if !legacy::needs_upgrade(&goal) => return Ok(goal),
+            Ok(_) => None,
+            Err(e) => Some(e.to_string()),
+        };
+        let mut value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        let Value::Object(obj) = &mut value else {
+            return Err(strict_error.unwrap_or_else(|| "not a JSON object".into()));
+        };
+        legacy::upgrade(obj);
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
     /// A new goal with empty lists.
     pub fn new(
         id: String,

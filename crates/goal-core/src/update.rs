@@ -92,6 +92,8 @@ fn string_items(field: &str, value: &Value) -> Result<Vec<String>> {
             ))
         }
     };
+    // Before any redaction: an oversized list is refused for its length alone.
+    check_count(field, raw.len())?;
     let mut out = Vec::with_capacity(raw.len());
     for (i, item) in raw.into_iter().enumerate() {
         let text = match item {
@@ -140,17 +142,37 @@ fn check_count(field: &str, count: usize) -> Result<()> {
     Ok(())
 }
 
-/// Append items not already present (compared normalized).
+/// Append items not already present (compared normalized): one pass over
+/// the list and one over the items, whatever their sizes.
 fn append_dedup(list: &mut Vec<String>, items: Vec<String>) -> usize {
-    let mut added = 0;
+    let mut seen: std::collections::HashSet<String> = list.iter().map(|x| norm(x)).collect();
+    let before = list.len();
     for item in items {
-        let key = norm(&item);
-        if !list.iter().any(|x| norm(x) == key) {
+        if seen.insert(norm(&item)) {
             list.push(item);
-            added += 1;
         }
     }
-    added
+    list.len() - before
+}
+
+/// The size limits of an update, checked on the raw input before any work
+/// (no redaction, no de-duplication, no lock): a list field or
+/// `issueResolutions` with more items than any list may hold is refused at
+/// once, so an oversized request costs one pass over its item count.
+pub fn check_limits(update: &Value) -> Result<()> {
+    let Value::Object(obj) = update else {
+        return Ok(());
+    };
+    for name in DURABLE_LISTS
+        .iter()
+        .chain(QUEUES.iter())
+        .chain(["issueResolutions"].iter())
+    {
+        if let Some(Value::Array(items)) = obj.get(*name) {
+            check_count(name, items.len())?;
+        }
+    }
+    Ok(())
 }
 
 /// Replace a queue, dropping duplicates within the new list.
@@ -174,6 +196,7 @@ pub fn parse_resolutions(value: &Value) -> Result<Vec<IssueResolution>> {
             ))
         }
     };
+    check_count(field, items.len())?;
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let obj = item.as_object().ok_or_else(|| {
@@ -275,6 +298,7 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
         ));
     }
     check_keys(obj)?;
+    check_limits(update)?;
     if let Some(expected) = obj.get("expectedGoalId").and_then(Value::as_str) {
         if expected != goal.id {
             return Err(GoalError::new(

@@ -382,7 +382,7 @@ fn folders_are_0700_and_files_0600_even_when_they_were_looser() {
         store.compact_meta_path("s1"),
         store.audit_path(),
         store.faults_path(),
-        store.lock_path(),
+        store.lock_path("s1"),
     ];
     for file in files {
         assert_eq!(mode(&file), 0o600, "{}", file.display());

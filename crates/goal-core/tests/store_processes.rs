@@ -402,7 +402,7 @@ fn sigkilled_writers_leave_only_complete_files() {
 }
 
 #[test]
-fn the_lock_of_a_killed_process_is_released() {
+fn the_lock_of_a_killed_process_is_released_and_other_sessions_never_wait() {
     let dir = temp_dir("lock");
     let mut store = store_at(&dir.0);
     let mut child = spawn_child("hold", &dir.0, &[], Stdio::piped());
@@ -415,15 +415,21 @@ fn the_lock_of_a_killed_process_is_released() {
         }
     }
 
-    // Held by a live process: we wait lock_timeout, then LOCK_TIMEOUT.
+    // Another session is not held up by the one whose lock is taken.
     store.config.lock_timeout = Duration::from_millis(300);
+    store
+        .modify("s1", Some(CWD), |_, _| Ok((Change::None, ())))
+        .expect("another session's lock is free");
+    assert!(store.load("s1", Some(CWD)).unwrap().goal.is_none());
+
+    // The held session: we wait lock_timeout, then LOCK_TIMEOUT.
     let started = Instant::now();
-    let err = store.load("s1", Some(CWD)).unwrap_err();
+    let err = store.load("held", Some(CWD)).unwrap_err();
     assert_eq!(err.code, ErrorCode::LockTimeout, "{err}");
     assert!(started.elapsed() >= Duration::from_millis(290));
-    assert!(err.message.contains(".lock"), "{}", err.message);
+    assert!(err.message.contains("held.lock"), "{}", err.message);
     let err = store
-        .modify("s1", Some(CWD), |_, _| Ok((Change::None, ())))
+        .modify("held", Some(CWD), |_, _| Ok((Change::None, ())))
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::LockTimeout);
 
@@ -432,10 +438,10 @@ fn the_lock_of_a_killed_process_is_released() {
     child.wait().unwrap();
     store.config.lock_timeout = Duration::from_secs(2);
     let started = Instant::now();
-    assert!(store.load("s1", Some(CWD)).unwrap().goal.is_none());
+    assert!(store.load("held", Some(CWD)).unwrap().goal.is_none());
     assert!(started.elapsed() < Duration::from_secs(1));
     assert!(
-        store.lock_path().exists(),
+        store.lock_path("held").exists(),
         "the lock file itself stays, unlocked"
     );
 }

@@ -3,12 +3,10 @@
 //! It exists so Copilot CLI's shell hook does not pay Node's start-up on every
 //! tool call; the decision itself is goal_core::hooks::run, shared with Node.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use goal_core::hooks::{self, Host};
-
-/// Payloads larger than this are not read further (a hook must stay fast).
-const MAX_STDIN: u64 = 16 * 1024 * 1024;
+use goal_core::payload;
 
 fn main() {
     let mut host = Host::CopilotCli;
@@ -32,10 +30,10 @@ fn main() {
             other => event = other.to_string(),
         }
     }
-    let mut input = String::new();
-    let read = std::io::stdin().take(MAX_STDIN).read_to_string(&mut input);
-    let out = match read {
-        Ok(_) => hooks::run(host, &event, &input),
+    // Bytes, not a string: one invalid UTF-8 byte must not cost the payload
+    // (payload::run_bytes decodes it lossily, as the Node runner does).
+    let out = match payload::read_capped(std::io::stdin().lock()) {
+        Ok(bytes) => payload::run_bytes(host, &event, &bytes),
         Err(e) => {
             let mut out = hooks::run(host, &event, "{}");
             out.stderr = format!("goal-system hook: could not read stdin ({e}); allowing\n");

@@ -18,7 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use serde_json::{Map, Value};
 
 use crate::authority::Role;
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::goals::Caller;
 use crate::messages;
 use crate::record::Goal;
@@ -98,6 +98,20 @@ fn decide_safely(
     };
     match decide(&store, host, event, &value) {
         Ok((decision, note)) => render(host, event, decision, note),
+        // A stop is never let through because the goal could not be read in
+        // time: the model is asked to go on, and the next stop tries again.
+        Err(e) if e.code == ErrorCode::LockTimeout && event == Event::Stop => {
+            store.record_fault(event.pascal(), &e.to_string());
+            render(
+                host,
+                event,
+                Decision {
+                    block: Some(messages::lock_timeout_block()),
+                    ..Decision::default()
+                },
+                Some(e.to_string()),
+            )
+        }
         Err(e) => fault_output(host, event, &e.to_string(), Some(&store)),
     }
 }

@@ -1,0 +1,73 @@
+//! How a hook payload is read, once for both hook front ends (the native
+//! `goal-hook` and the Node `hook-runner.mjs`, through the addon): at most
+//! [`MAX_HOOK_PAYLOAD_BYTES`], decoded as lossy UTF-8 so that one invalid
+//! byte (a tool result cut mid-character) never costs the whole payload and
+//! its decision.
+
+use crate::hooks::{self, HookOutput, Host};
+use crate::store::StoreConfig;
+use crate::Result;
+use std::io::Read;
+
+/// The largest payload a hook reads: 16 MiB. Larger ones (a huge tool
+/// result) are not parsed; the hook allows and says so on stderr. Both front
+/// ends stop reading one byte past it, so memory stays bounded.
+pub const MAX_HOOK_PAYLOAD_BYTES: usize = 16 << 20;
+
+/// Read a payload from `reader`: at most `MAX_HOOK_PAYLOAD_BYTES + 1` bytes
+/// (the extra byte tells an oversized payload from one that fits exactly).
+pub fn read_capped(reader: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_HOOK_PAYLOAD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Decide on raw payload bytes, with the store configured from the environment.
+pub fn run_bytes(host: Host, event_name: &str, bytes: &[u8]) -> HookOutput {
+    run_bytes_with(host, event_name, bytes, StoreConfig::from_env())
+}
+
+/// [`run_bytes`] with an explicit store configuration.
+pub fn run_bytes_with(
+    host: Host,
+    event_name: &str,
+    bytes: &[u8],
+    config: Result<StoreConfig>,
+) -> HookOutput {
+    if bytes.len() > MAX_HOOK_PAYLOAD_BYTES {
+        let mut out = hooks::run_with(host, event_name, "{}", config);
+        out.stderr = format!(
+            "goal-system hook: payload larger than {MAX_HOOK_PAYLOAD_BYTES} bytes; not read; allowing\n"
+        );
+        return out;
+    }
+    hooks::run_with(host, event_name, &String::from_utf8_lossy(bytes), config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reading_stops_one_byte_past_the_cap() {
+        let big = std::io::repeat(b'x').take(MAX_HOOK_PAYLOAD_BYTES as u64 * 2);
+        assert_eq!(read_capped(big).unwrap().len(), MAX_HOOK_PAYLOAD_BYTES + 1);
+        assert_eq!(read_capped(&b"{}"[..]).unwrap(), b"{}");
+    }
+
+    #[test]
+    fn an_oversized_payload_is_allowed_and_said_so() {
+        let bytes = vec![b' '; MAX_HOOK_PAYLOAD_BYTES + 1];
+        let out = run_bytes_with(
+            Host::CopilotCli,
+            "agentStop",
+            &bytes,
+            Err(crate::GoalError::invalid("no store")),
+        );
+        assert_eq!(out.exit_code, 0);
+        assert!(serde_json::from_str::<serde_json::Value>(&out.stdout).is_ok());
+        assert!(out.stderr.contains("larger than"), "{}", out.stderr);
+    }
+}

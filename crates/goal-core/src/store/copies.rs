@@ -1,0 +1,283 @@
+//! The copies of a goal: reading one (moving a corrupt one aside), finding a
+//! session's copies, and ordering copies newest first.
+
+use super::files::{quarantine, read_state_file, Found};
+use super::paths::shown;
+use super::Store;
+use crate::error::{GoalError, Result};
+use crate::record::Goal;
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One valid copy of a goal, with where it came from.
+#[derive(Debug, Clone)]
+pub(super) struct Copy {
+    pub(super) goal: Goal,
+    pub(super) path: PathBuf,
+    pub(super) mtime_ns: i128,
+}
+
+impl Copy {
+    /// Newest first: updatedAt (parsed), then revision, then file time.
+    pub(super) fn key(&self) -> (i64, u64, i128) {
+        (
+            parse_rfc3339_ms(&self.goal.updated_at).unwrap_or(i64::MIN),
+            self.goal.revision,
+            self.mtime_ns,
+        )
+    }
+}
+
+/// Keep the newest copy per goal id.
+pub(super) fn newest_by_id(copies: impl IntoIterator<Item = Copy>) -> HashMap<String, Copy> {
+    let mut by_id: HashMap<String, Copy> = HashMap::new();
+    for copy in copies {
+        match by_id.get(&copy.goal.id) {
+            Some(kept) if kept.key() >= copy.key() => {}
+            _ => {
+                by_id.insert(copy.goal.id.clone(), copy);
+            }
+        }
+    }
+    by_id
+}
+
+/// Goals newest first (ties broken by id, so the order is stable).
+pub(super) fn sorted_newest_first(map: HashMap<String, Copy>) -> Vec<Goal> {
+    let mut copies: Vec<Copy> = map.into_values().collect();
+    copies.sort_by(|a, b| {
+        b.key()
+            .cmp(&a.key())
+            .then_with(|| a.goal.id.cmp(&b.goal.id))
+    });
+    copies.into_iter().map(|c| c.goal).collect()
+}
+
+/// The newest of a session's copies. `max_by_key` keeps the last maximum, so
+/// iterate reversed: on a full tie the by-session copy (first) wins.
+pub(super) fn newest(copies: &[Copy]) -> Option<Goal> {
+    copies
+        .iter()
+        .rev()
+        .max_by_key(|c| c.key())
+        .map(|c| c.goal.clone())
+}
+
+pub(super) fn to_bytes(goal: &Goal) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(goal)
+        .map_err(|e| GoalError::invalid(format!("goal {} cannot be serialized: {e}", goal.id)))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+impl Store {
+    /// Read one goal copy. Corrupt copies (unparsable, the wrong type, too
+    /// large, a folder) are moved aside when `quarantine_corrupt` (only done
+    /// under the lock); copies of another session are ignored.
+    pub(super) fn read_copy(
+        &self,
+        path: &Path,
+        session_id: Option<&str>,
+        quarantine_corrupt: bool,
+        warnings: &mut Vec<String>,
+    ) -> Option<Copy> {
+        let (problem, ino, dev) = match read_state_file(path) {
+            Found::Missing => return None,
+            Found::Refused(why) => {
+                warnings.push(why);
+                return None;
+            }
+            Found::Misplaced { why, ino, dev } => (why, ino, dev),
+            Found::Data {
+                bytes,
+                ino,
+                dev,
+                mtime_ns,
+            } => match crate::record::Goal::from_stored(&bytes) {
+                Ok(goal) => {
+                    if let Some(session) = session_id {
+                        if goal.session_id != session {
+                            warnings.push(format!(
+                                "{} holds a goal of session {}, not {}; ignored",
+                                path.display(),
+                                shown(&goal.session_id),
+                                shown(session)
+                            ));
+                            return None;
+                        }
+                    }
+                    return Some(Copy {
+                        goal,
+                        path: path.to_path_buf(),
+                        mtime_ns,
+                    });
+                }
+                Err(err) => (
+                    format!("{} is not a valid goal record ({err})", path.display()),
+                    ino,
+                    dev,
+                ),
+            },
+        };
+        if !quarantine_corrupt {
+            warnings.push(format!("{problem}; ignored"));
+            return None;
+        }
+        match quarantine(path, ino, dev) {
+            Ok(Some(dest)) => {
+                warnings.push(format!("{problem}; moved aside to {}", dest.display()))
+            }
+            Ok(None) => warnings.push(format!(
+                "{problem} and changed while being moved aside; ignored"
+            )),
+            Err(e) => warnings.push(format!(
+                "{problem} and could not be moved aside: {e}; ignored"
+            )),
+        }
+        None
+    }
+
+    /// The by-cwd-session files of one session, in any directory.
+    pub(super) fn cwd_files_of_session(&self, session_id: &str) -> Vec<PathBuf> {
+        let suffix = format!("--{session_id}.json");
+        let mut found = Vec::new();
+        let Ok(entries) = fs::read_dir(self.by_cwd_dir()) else {
+            return found;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.len() == 16 + suffix.len()
+                && name.ends_with(&suffix)
+                && name.as_bytes()[..16].iter().all(u8::is_ascii_hexdigit)
+            {
+                found.push(entry.path());
+            }
+        }
+        found.sort();
+        found
+    }
+
+    /// All valid copies of a session's goal.
+    pub(super) fn session_copies(
+        &self,
+        session_id: &str,
+        cwd: Option<&str>,
+        quarantine_corrupt: bool,
+        warnings: &mut Vec<String>,
+    ) -> Vec<Copy> {
+        let mut paths = vec![
+            self.by_session_path(session_id),
+            self.session_local_path(session_id),
+        ];
+        match cwd {
+            Some(cwd) => paths.push(self.by_cwd_path(cwd, session_id)),
+            None => paths.extend(self.cwd_files_of_session(session_id)),
+        }
+        paths
+            .iter()
+            .filter_map(|p| self.read_copy(p, Some(session_id), quarantine_corrupt, warnings))
+            .collect()
+    }
+}
+
+/// Parse an RFC 3339 time stamp (`2026-11-22T05:16:00.123Z`, offsets and
+/// missing fractions accepted) to milliseconds since the epoch.
+pub fn parse_rfc3339_ms(text: &str) -> Option<i64> {
+    let b = text.trim().as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let digits = |from: usize, to: usize| -> Option<i64> {
+        let mut n = 0i64;
+        for &c in &b[from..to] {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            n = n * 10 + i64::from(c - b'0');
+        }
+        Some(n)
+    };
+    if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (year, month, day) = (digits(0, 4)?, digits(5, 7)?, digits(8, 10)?);
+    let (hour, minute, second) = (digits(11, 13)?, digits(14, 16)?, digits(17, 19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+        return None;
+    }
+    let mut i = 19;
+    let mut millis = 0i64;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            if i - start < 3 {
+                millis = millis * 10 + i64::from(b[i] - b'0');
+            }
+            i += 1;
+        }
+        let count = i - start;
+        if count == 0 {
+            return None;
+        }
+        for _ in count..3 {
+            millis *= 10;
+        }
+    }
+    let offset_secs = match b.get(i) {
+        None => 0,
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) => {
+            let rest = &b[i + 1..];
+            let (h, m) = match rest.len() {
+                5 if rest[2] == b':' => (digits(i + 1, i + 3)?, digits(i + 4, i + 6)?),
+                4 => (digits(i + 1, i + 3)?, digits(i + 3, i + 5)?),
+                _ => return None,
+            };
+            let secs = h * 3600 + m * 60;
+            if sign == b'+' {
+                secs
+            } else {
+                -secs
+            }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    Some((days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs) * 1000 + millis)
+}
+
+// Howard Hinnant's days-from-civil algorithm.
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::iso_from_ms;
+
+    #[test]
+    fn parses_what_the_clock_writes() {
+        for ms in [0u64, 951_782_400_123, 1_795_000_000_000, 1_795_000_000_999] {
+            assert_eq!(parse_rfc3339_ms(&iso_from_ms(ms)), Some(ms as i64));
+        }
+        assert_eq!(parse_rfc3339_ms("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00.5Z"), Some(500));
+        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00"), Some(0));
+        assert_eq!(parse_rfc3339_ms(""), None);
+        assert_eq!(parse_rfc3339_ms("yesterday at noon"), None);
+        assert_eq!(parse_rfc3339_ms("1970-13-01T00:00:00Z"), None);
+    }
+}

@@ -1,0 +1,382 @@
+//! File primitives: folders 0700 and files 0600, atomic replacement, reads
+//! that never follow a symlink, corrupt files moved aside, temp-file sweeping.
+//!
+//! An atomic replacement is split in two so that several files can share
+//! their folder fsyncs: [`stage`] writes and fsyncs a temp file in the target's
+//! folder, [`Staged::commit`] renames it over the target. The caller then
+//! fsyncs each folder that must be durable once ([`sync_dirs`]), however many
+//! files it committed there.
+
+use crate::clock::now_ms;
+use crate::error::{ErrorCode, GoalError, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+pub(super) const DIR_MODE: u32 = 0o700;
+pub(super) const FILE_MODE: u32 = 0o600;
+/// State files larger than this are not read: no goal comes near it, so such
+/// a file is damage (or planted) and is moved aside under the lock.
+pub const MAX_STATE_FILE_BYTES: u64 = 64 << 20;
+/// Leftover temporary files older than this are removed by the sweeps.
+pub const TEMP_FILE_MAX_AGE: Duration = Duration::from_secs(600);
+
+static FSYNCS: AtomicU64 = AtomicU64::new(0);
+static RENAMES: AtomicU64 = AtomicU64::new(0);
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// How many fsyncs (files and folders) and renames this process has made
+/// through the store: what `bench_store` and the durability tests count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IoCounts {
+    pub fsyncs: u64,
+    pub renames: u64,
+}
+
+impl std::ops::Sub for IoCounts {
+    type Output = IoCounts;
+    fn sub(self, earlier: IoCounts) -> IoCounts {
+        IoCounts {
+            fsyncs: self.fsyncs - earlier.fsyncs,
+            renames: self.renames - earlier.renames,
+        }
+    }
+}
+
+/// The process-wide counters (two relaxed atomic loads).
+pub fn io_counts() -> IoCounts {
+    IoCounts {
+        fsyncs: FSYNCS.load(Ordering::Relaxed),
+        renames: RENAMES.load(Ordering::Relaxed),
+    }
+}
+
+fn sync(file: &File) -> std::io::Result<()> {
+    FSYNCS.fetch_add(1, Ordering::Relaxed);
+    file.sync_all()
+}
+
+fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
+    RENAMES.fetch_add(1, Ordering::Relaxed);
+    fs::rename(from, to)
+}
+
+pub(super) fn io_err(context: impl std::fmt::Display, err: std::io::Error) -> GoalError {
+    GoalError::io(context, err)
+}
+
+/// Tighten a mode we own if it is looser than wanted; failures (not our file) are ignored.
+pub(super) fn tighten(path: &Path, meta: &fs::Metadata, want: u32) {
+    if meta.mode() & 0o777 & !want != 0 {
+        let _ = fs::set_permissions(path, fs::Permissions::from_mode(want));
+    }
+}
+
+/// Make sure `dir` is a real folder (not a symlink), creating it 0700 if
+/// missing, and tighten its mode when `tighten_existing` is set.
+pub(super) fn ensure_dir(dir: &Path, tighten_existing: bool) -> Result<()> {
+    for _ in 0..3 {
+        match fs::symlink_metadata(dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(GoalError::new(
+                    ErrorCode::Io,
+                    format!("refusing to use {}: it is a symbolic link", dir.display()),
+                ))
+            }
+            Ok(meta) if meta.is_dir() => {
+                if tighten_existing {
+                    tighten(dir, &meta, DIR_MODE);
+                }
+                return Ok(());
+            }
+            Ok(_) => {
+                return Err(GoalError::new(
+                    ErrorCode::Io,
+                    format!("{} exists and is not a folder", dir.display()),
+                ))
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                match fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(DIR_MODE)
+                    .create(dir)
+                {
+                    Ok(()) => {
+                        // The umask may have removed bits we need; set exactly 0700.
+                        let _ = fs::set_permissions(dir, fs::Permissions::from_mode(DIR_MODE));
+                        return Ok(());
+                    }
+                    Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(io_err(format!("cannot create {}", dir.display()), e)),
+                }
+            }
+            Err(e) => return Err(io_err(format!("cannot inspect {}", dir.display()), e)),
+        }
+    }
+    Err(GoalError::new(
+        ErrorCode::Io,
+        format!("{} keeps changing while being created", dir.display()),
+    ))
+}
+
+pub(super) fn fsync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| sync(&d))
+        .map_err(|e| io_err(format!("cannot fsync folder {}", dir.display()), e))
+}
+
+/// fsync each distinct folder once.
+pub(super) fn sync_dirs<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Result<()> {
+    let mut done: Vec<&Path> = Vec::new();
+    for dir in dirs {
+        if !done.contains(&dir) {
+            fsync_dir(dir)?;
+            done.push(dir);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a file name is one of our temporary files (`.<name>.tmp-<pid>-<n>`).
+pub(super) fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".tmp-")
+}
+
+/// A temp file written and fsynced, waiting to be renamed over its target.
+/// Dropped without [`Staged::commit`], it removes its temp file.
+pub(super) struct Staged {
+    temp: Option<PathBuf>,
+    target: PathBuf,
+}
+
+/// Write `bytes` to a new temp file (0600, created exclusively, never
+/// following a link) next to `dir/name`, and fsync it.
+pub(super) fn stage(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+    let target = dir.join(name);
+    let staged = Staged {
+        temp: Some(temp.clone()),
+        target,
+    };
+    let written = (|| -> std::io::Result<()> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        sync(&file)
+    })();
+    written.map_err(|e| io_err(format!("cannot write {}", staged.target.display()), e))?;
+    Ok(staged)
+}
+
+impl Staged {
+    pub(super) fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Rename the temp file over the target (a symlink there is replaced,
+    /// never followed). Returns whether the target's name is new in its
+    /// folder: only then must the folder be fsynced for the file to be found
+    /// after a crash (a replaced name always holds a complete old or new file).
+    pub(super) fn commit(mut self) -> Result<bool> {
+        let temp = self.temp.take().expect("staged once");
+        let existed = fs::symlink_metadata(&self.target).is_ok_and(|m| m.is_file());
+        if let Err(e) = rename(&temp, &self.target) {
+            let _ = fs::remove_file(&temp);
+            return Err(io_err(format!("cannot write {}", self.target.display()), e));
+        }
+        Ok(!existed)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = fs::remove_file(temp);
+        }
+    }
+}
+
+/// Atomically replace `dir/name` with `bytes` on its own: temp file, fsync,
+/// rename, folder fsync.
+pub(super) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    stage(dir, name, bytes)?.commit()?;
+    fsync_dir(dir)
+}
+
+/// What reading a state file found.
+pub(super) enum Found {
+    Missing,
+    /// Present but left where it is (a symlink, unreadable).
+    Refused(String),
+    /// Present but no goal can be in it (not a regular file, or larger than
+    /// any goal): moved aside when read under the lock, so that it is kept
+    /// and the copy can be written again.
+    Misplaced {
+        why: String,
+        ino: u64,
+        dev: u64,
+    },
+    Data {
+        bytes: Vec<u8>,
+        ino: u64,
+        dev: u64,
+        mtime_ns: i128,
+    },
+}
+
+/// Read a state file without following symlinks: `lstat`, open, then check
+/// that the opened file is the regular file `lstat` saw.
+pub(super) fn read_state_file(path: &Path) -> Found {
+    for _ in 0..5 {
+        let before = match fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Found::Missing,
+            Err(e) => return Found::Refused(format!("cannot inspect {}: {e}", path.display())),
+        };
+        if before.file_type().is_symlink() {
+            return Found::Refused(format!(
+                "{} is a symbolic link; refused, not followed",
+                path.display()
+            ));
+        }
+        if !before.is_file() {
+            return Found::Misplaced {
+                why: format!("{} is not a regular file", path.display()),
+                ino: before.ino(),
+                dev: before.dev(),
+            };
+        }
+        if before.len() > MAX_STATE_FILE_BYTES {
+            return Found::Misplaced {
+                why: format!(
+                    "{} is {} bytes, larger than any goal",
+                    path.display(),
+                    before.len()
+                ),
+                ino: before.ino(),
+                dev: before.dev(),
+            };
+        }
+        let mut file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Found::Refused(format!("cannot open {}: {e}", path.display())),
+        };
+        let opened = match file.metadata() {
+            Ok(meta) => meta,
+            Err(e) => return Found::Refused(format!("cannot inspect {}: {e}", path.display())),
+        };
+        if opened.ino() != before.ino() || opened.dev() != before.dev() {
+            // Replaced between lstat and open (a concurrent rename): look again.
+            continue;
+        }
+        let mut bytes = Vec::with_capacity(opened.len() as usize);
+        if let Err(e) = (&mut file)
+            .take(MAX_STATE_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+        {
+            return Found::Refused(format!("cannot read {}: {e}", path.display()));
+        }
+        if bytes.len() as u64 > MAX_STATE_FILE_BYTES {
+            // Grew after the lstat: same verdict as a file that was already too large.
+            return Found::Misplaced {
+                why: format!("{} is larger than any goal", path.display()),
+                ino: opened.ino(),
+                dev: opened.dev(),
+            };
+        }
+        return Found::Data {
+            bytes,
+            ino: opened.ino(),
+            dev: opened.dev(),
+            mtime_ns: i128::from(opened.mtime()) * 1_000_000_000 + i128::from(opened.mtime_nsec()),
+        };
+    }
+    Found::Refused(format!(
+        "{} kept changing while being read; ignored",
+        path.display()
+    ))
+}
+
+/// Move a corrupt file (or a folder, or anything else in a copy's place)
+/// aside as `<name>.corrupt-<ms>[-n]`, never overwriting an earlier one and
+/// never deleting anything. Only moves it if it is still what was read (same
+/// inode).
+pub(super) fn quarantine(path: &Path, ino: u64, dev: u64) -> std::io::Result<Option<PathBuf>> {
+    let is_file = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.ino() == ino && meta.dev() == dev => meta.is_file(),
+        Ok(_) => return Ok(None),
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let base = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let ms = now_ms();
+    for n in 0..1000u32 {
+        let name = if n == 0 {
+            format!("{base}.corrupt-{ms}")
+        } else {
+            format!("{base}.corrupt-{ms}-{n}")
+        };
+        let dest = dir.join(name);
+        // A hard link cannot overwrite: the safest move for a file. Folders
+        // (and file systems without links) are renamed after checking that
+        // nothing is in the way.
+        if is_file {
+            match fs::hard_link(path, &dest) {
+                Ok(()) => {
+                    fs::remove_file(path)?;
+                    let _ = fsync_dir(dir);
+                    return Ok(Some(dest));
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+                Err(_) => {}
+            }
+        }
+        if fs::symlink_metadata(&dest).is_ok() {
+            continue;
+        }
+        rename(path, &dest)?;
+        let _ = fsync_dir(dir);
+        return Ok(Some(dest));
+    }
+    Err(std::io::Error::other("no free quarantine name"))
+}
+
+/// Remove temp files older than `older_than` from `dir` whose names pass
+/// `is_ours`; returns how many were removed. Only regular files are removed.
+pub(super) fn sweep_dir(dir: &Path, older_than: Duration, is_ours: impl Fn(&str) -> bool) -> usize {
+    let cutoff = SystemTime::now().checked_sub(older_than);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(&is_ours) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let old = match (cutoff, meta.modified()) {
+            (Some(cutoff), Ok(modified)) => modified <= cutoff,
+            _ => false,
+        };
+        if meta.is_file() && old && fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}

@@ -1,0 +1,539 @@
+//! The durable store: three copies of each session's goal, an archive of
+//! replaced goals, compact snapshots, and the audit and fault logs.
+//!
+//! Layout (`root` is the `goal-system` folder, `session_state` its parent by default):
+//!
+//! ```text
+//! <root>/by-session/<session>.json                 same-session lookup
+//! <session_state>/<session>/goal-state.json        session-local copy
+//! <root>/by-cwd-session/<cwd-hash>--<session>.json same-directory continuation
+//! <root>/compact/<session>.txt (+ .txt.json)       compact snapshot and its metadata
+//! <root>/archive/<goal-id>.json                    replaced or superseded goals
+//! <root>/audit.log (+ audit.log.1)                 one JSON line per event
+//! <root>/faults.log (+ faults.log.1)               internal errors hit by hooks
+//! <root>/locks/<session>.lock                      the session's cross-process lock
+//! ```
+//!
+//! By concern: [`config`] (folders, limits), [`paths`] (names and places),
+//! [`files`] (atomic writes, modes, no symlinks, quarantine, sweeping),
+//! [`lock`] (per-session lock), `copies` (reading and ordering copies),
+//! [`logs`] (audit and fault logs), [`compact`] (compact snapshots).
+//!
+//! Durability: every state file is written to a temporary file in its
+//! folder (`.<name>.tmp-<pid>-<n>`, a name that never ends in `.json`, so it
+//! is never taken for a state file), `fsync`ed, and renamed over the target,
+//! so a reader sees a complete old or a complete new version, never a torn
+//! one. A durable update stages its three copies (three file fsyncs), renames
+//! them, then fsyncs the by-session folder once (the copy every lookup reads)
+//! plus any folder where a name was created or removed: a folder where a
+//! name was only replaced holds a complete file either way after a crash, and
+//! reads take the newest copy. That is 4 fsyncs per update instead of 6.
+//! Folders are 0700 and files 0600.
+//!
+//! Symbolic links are never followed: a link in place of a state file is
+//! refused with a warning, and since writes rename onto the path, they replace
+//! the link itself and never touch its target. Anything else that cannot be a
+//! goal in a copy's place (unparsable, the wrong type, larger than any goal, a
+//! folder) is moved aside under the lock as `<name>.corrupt-<ms>`, kept, and
+//! the copy is written again.
+//!
+//! Locking: every read-modify-write runs under its session's lock
+//! ([`lock`]), so sessions never wait for each other. Store calls are not
+//! re-entrant for one session: inside a [`Store::modify`] closure, do not
+//! call [`Store::load`], [`Store::modify`], [`Store::save`],
+//! [`Store::write_compact`] or [`Store::lock`] for that session (they fail
+//! fast with `LOCK_TIMEOUT`); the read-only [`Store::goals_in_cwd`],
+//! [`Store::list_all`] and [`Store::find`] take no lock and may be called there.
+
+pub mod compact;
+pub mod config;
+mod copies;
+pub mod files;
+pub mod lock;
+pub mod logs;
+pub mod paths;
+
+pub use compact::Compact;
+pub use config::{StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
+pub use copies::parse_rfc3339_ms;
+pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
+pub use lock::StoreLock;
+pub use logs::MAX_LOG_DETAIL_CHARS;
+pub(crate) use paths::shown;
+pub use paths::{
+    cwd_hash, normalize_cwd, validate_cwd, validate_session_id, MAX_CWD_LEN, MAX_SESSION_ID_LEN,
+};
+
+use crate::clock::now_iso;
+use crate::error::{ErrorCode, GoalError, Result};
+use crate::record::Goal;
+use copies::{newest, newest_by_id, sorted_newest_first, to_bytes, Copy};
+use files::{ensure_dir, io_err, is_temp_name, stage, sweep_dir, sync_dirs, write_atomic, Staged};
+use paths::{archive_name, SESSION_LOCAL_NAME};
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What [`Store::load`] found: the newest valid copy, and what went wrong on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub goal: Option<Goal>,
+    pub warnings: Vec<String>,
+}
+
+/// What a [`Store::modify`] closure asks to persist.
+// Unboxed on purpose: callers build and match these by value, once per call.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Write nothing.
+    None,
+    /// Write this goal to the session's three places (revision bumped).
+    Save(Goal),
+    /// Archive `old` (to `archive/<old.id>.json`) and write `new` to the three places.
+    Replace { old: Goal, new: Goal },
+}
+
+/// The result of [`Store::modify_stored`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Modified<T> {
+    /// What the closure returned.
+    pub value: T,
+    /// The session's goal as it is stored now (with its bumped revision).
+    pub goal: Option<Goal>,
+    pub warnings: Vec<String>,
+}
+
+/// The durable goal store. Cheap to construct; holds no open files.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub config: StoreConfig,
+}
+
+impl Store {
+    pub fn new(config: StoreConfig) -> Store {
+        Store { config }
+    }
+
+    /// A store configured from the environment ([`StoreConfig::from_env`]).
+    pub fn from_env() -> Result<Store> {
+        Ok(Store::new(StoreConfig::from_env()?))
+    }
+
+    /// Take the session's lock (see [`lock`]), waiting at most `lock_timeout`.
+    /// Not re-entrant: a second call from the thread that holds it fails at
+    /// once with `LOCK_TIMEOUT`.
+    pub fn lock(&self, session_id: &str) -> Result<StoreLock> {
+        validate_session_id(session_id)?;
+        self.ensure_subdir(&self.locks_dir())?;
+        lock::acquire(self.lock_path(session_id), self.config.lock_timeout)
+    }
+
+    // -- reading ----------------------------------------------------------
+
+    /// The session's goal: the newest valid of its three copies. Corrupt
+    /// copies are moved aside (`<name>.corrupt-<ms>`) and reported in
+    /// `warnings`; symlinks are refused and reported. Takes the session's lock.
+    pub fn load(&self, session_id: &str, cwd: Option<&str>) -> Result<Loaded> {
+        validate_session_id(session_id)?;
+        if let Some(cwd) = cwd {
+            validate_cwd(cwd)?;
+        }
+        let _lock = self.lock(session_id)?;
+        let mut warnings = Vec::new();
+        let copies = self.session_copies(session_id, cwd, true, &mut warnings);
+        Ok(Loaded {
+            goal: newest(&copies),
+            warnings,
+        })
+    }
+
+    // -- writing ----------------------------------------------------------
+
+    /// Read-modify-write under the session's lock: load the session's goal,
+    /// call `f` with it (and the warnings so far, which it may extend), then
+    /// persist what `f` asked for. This is what prevents lost updates between
+    /// hook processes. `f` must not call locking store methods for this
+    /// session (see module docs). Returns `f`'s value and the warnings.
+    pub fn modify<T, F>(
+        &self,
+        session_id: &str,
+        cwd: Option<&str>,
+        f: F,
+    ) -> Result<(T, Vec<String>)>
+    where
+        F: FnOnce(Option<Goal>, &mut Vec<String>) -> Result<(Change, T)>,
+    {
+        let m = self.modify_stored(session_id, cwd, f)?;
+        Ok((m.value, m.warnings))
+    }
+
+    /// Like [`Store::modify`], also returning the goal as stored afterwards
+    /// (with its bumped revision).
+    pub fn modify_stored<T, F>(
+        &self,
+        session_id: &str,
+        cwd: Option<&str>,
+        f: F,
+    ) -> Result<Modified<T>>
+    where
+        F: FnOnce(Option<Goal>, &mut Vec<String>) -> Result<(Change, T)>,
+    {
+        validate_session_id(session_id)?;
+        if let Some(cwd) = cwd {
+            validate_cwd(cwd)?;
+        }
+        let _lock = self.lock(session_id)?;
+        let mut warnings = Vec::new();
+        let copies = self.session_copies(session_id, cwd, true, &mut warnings);
+        let current = newest(&copies);
+        let (change, value) = f(current.clone(), &mut warnings)?;
+        let goal = match change {
+            Change::None => current,
+            Change::Save(goal) => {
+                Some(self.persist(session_id, goal, &copies, cwd, true, &mut warnings)?)
+            }
+            Change::Replace { old, new } => {
+                self.archive(old, &copies)?;
+                Some(self.persist(session_id, new, &copies, cwd, true, &mut warnings)?)
+            }
+        };
+        Ok(Modified {
+            value,
+            goal,
+            warnings,
+        })
+    }
+
+    /// Write `goal` exactly as given (no revision bump) to its session's
+    /// three places, under the session's lock. Returns warnings (e.g. a
+    /// session-local copy that could not be written).
+    pub fn save(&self, goal: &Goal) -> Result<Vec<String>> {
+        validate_session_id(&goal.session_id)?;
+        validate_cwd(&goal.cwd)?;
+        let _lock = self.lock(&goal.session_id)?;
+        let mut warnings = Vec::new();
+        let copies = self.session_copies(&goal.session_id, Some(&goal.cwd), true, &mut warnings);
+        self.persist(
+            &goal.session_id.clone(),
+            goal.clone(),
+            &copies,
+            None,
+            false,
+            &mut warnings,
+        )?;
+        Ok(warnings)
+    }
+
+    fn bump(goal: &mut Goal, copies: &[Copy]) {
+        let prior = copies
+            .iter()
+            .filter(|c| c.goal.id == goal.id)
+            .map(|c| c.goal.revision)
+            .max()
+            .unwrap_or(0);
+        goal.revision = goal.revision.max(prior) + 1;
+        if goal.updated_at.is_empty() {
+            goal.updated_at = now_iso();
+        }
+    }
+
+    /// The archived copy is durable (its own fsyncs) before the copies that
+    /// replace it are written, so a crash between the two loses neither goal.
+    fn archive(&self, mut old: Goal, copies: &[Copy]) -> Result<()> {
+        Store::bump(&mut old, copies);
+        let dir = self.archive_dir();
+        self.ensure_subdir(&dir)?;
+        write_atomic(&dir, &archive_name(&old.id), &to_bytes(&old)?)
+    }
+
+    /// Write the three copies, then remove by-cwd-session files of this
+    /// session left in other directories. One copy that cannot be written is
+    /// a warning (the others carry the goal; reads take the newest valid
+    /// copy); the update fails only when neither root copy was written.
+    fn persist(
+        &self,
+        session_id: &str,
+        mut goal: Goal,
+        copies: &[Copy],
+        cwd: Option<&str>,
+        bump: bool,
+        warnings: &mut Vec<String>,
+    ) -> Result<Goal> {
+        if goal.session_id != session_id {
+            return Err(GoalError::invalid(format!(
+                "goal {} belongs to session {}, not {}: not saved",
+                shown(&goal.id),
+                shown(&goal.session_id),
+                shown(session_id)
+            )));
+        }
+        validate_cwd(&goal.cwd)?;
+        if goal.id.is_empty() {
+            return Err(GoalError::invalid("goal id is empty: not saved"));
+        }
+        if bump {
+            Store::bump(&mut goal, copies);
+        }
+        let bytes = to_bytes(&goal)?;
+
+        self.ensure_root()?;
+        let cwd_dir = self.by_cwd_dir();
+        let cwd_name = format!("{}--{session_id}.json", cwd_hash(&goal.cwd));
+        let session_dir = self.by_session_dir();
+
+        // Stage the three copies side by side (three folders: overlapping
+        // their fsyncs is most of a hook's saving), then rename each, then
+        // fsync the folders that need it, each once.
+        let (by_cwd, local, by_session) = std::thread::scope(|scope| {
+            let by_cwd = scope.spawn(|| {
+                ensure_dir(&cwd_dir, true)?;
+                stage(&cwd_dir, &cwd_name, &bytes)
+            });
+            let local = scope.spawn(|| self.stage_session_local(session_id, &bytes));
+            let by_session = ensure_dir(&session_dir, true)
+                .and_then(|()| stage(&session_dir, &format!("{session_id}.json"), &bytes));
+            let joined = |r: std::thread::Result<Result<Staged>>| {
+                r.unwrap_or_else(|_| Err(GoalError::new(ErrorCode::Io, "a state writer panicked")))
+            };
+            (joined(by_cwd.join()), joined(local.join()), by_session)
+        });
+        let commit = |staged: Result<Staged>| -> Result<(PathBuf, bool)> {
+            let staged = staged?;
+            let dir = staged.target().parent().map(Path::to_path_buf);
+            let created = staged.commit()?;
+            Ok((dir.unwrap_or_default(), created))
+        };
+        let by_session = commit(by_session);
+        let by_cwd = commit(by_cwd);
+        let local = commit(local);
+
+        let mut must_sync: Vec<PathBuf> = Vec::new();
+        let mut failures = Vec::new();
+        for (what, result, primary) in [
+            ("by-session copy", &by_session, true),
+            ("by-cwd-session copy", &by_cwd, false),
+            ("session-local copy", &local, false),
+        ] {
+            match result {
+                Ok((dir, created)) if primary || *created => must_sync.push(dir.clone()),
+                Ok(_) => {}
+                Err(e) => failures.push(format!("{what} not written: {}", e.message)),
+            }
+        }
+        match (&by_session, &by_cwd) {
+            (Err(e), Err(_)) => return Err(e.clone()),
+            // The by-cwd copy carries the update alone: make it durable.
+            (Err(_), Ok((dir, _))) => must_sync.push(dir.clone()),
+            _ => {}
+        }
+        warnings.extend(failures);
+
+        // Stale by-cwd-session copies of this session (its cwd changed).
+        let keep = cwd_dir.join(&cwd_name);
+        let mut stale: BTreeSet<PathBuf> = BTreeSet::new();
+        for copy in copies {
+            if copy.path.parent() == Some(cwd_dir.as_path()) {
+                stale.insert(copy.path.clone());
+            }
+            if validate_cwd(&copy.goal.cwd).is_ok() {
+                stale.insert(self.by_cwd_path(&copy.goal.cwd, session_id));
+            }
+        }
+        if let Some(cwd) = cwd {
+            stale.insert(self.by_cwd_path(cwd, session_id));
+        }
+        stale.remove(&keep);
+        for path in stale {
+            if fs::symlink_metadata(&path).is_ok() {
+                match fs::remove_file(&path) {
+                    Ok(()) => must_sync.push(cwd_dir.clone()),
+                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    Err(e) => {
+                        warnings.push(format!("stale copy {} not removed: {e}", path.display()))
+                    }
+                }
+            }
+        }
+        sync_dirs(must_sync.iter().map(PathBuf::as_path))?;
+        Ok(goal)
+    }
+
+    /// Stage the session-local copy. The session folder may be the host's:
+    /// create it 0700 if missing, but do not change the mode of a folder the
+    /// host made. Our temp files there are swept while we are at it (a
+    /// killed writer's leftovers would otherwise stay in the host's folder).
+    fn stage_session_local(&self, session_id: &str, bytes: &[u8]) -> Result<Staged> {
+        let parent = &self.config.session_state;
+        if fs::symlink_metadata(parent).is_err() {
+            ensure_dir(parent, false)?;
+        }
+        let dir = self.session_local_dir(session_id);
+        ensure_dir(&dir, false)?;
+        sweep_dir(&dir, TEMP_FILE_MAX_AGE, is_session_local_temp);
+        stage(&dir, SESSION_LOCAL_NAME, bytes)
+    }
+
+    // -- queries without the lock ------------------------------------------
+
+    /// Goals stored for this directory (any session), one per goal id (the
+    /// newest copy, the archive included), newest first. Only files whose
+    /// name carries this cwd's hash are read.
+    pub fn goals_in_cwd(&self, cwd: &str) -> Result<Vec<Goal>> {
+        validate_cwd(cwd)?;
+        let prefix = format!("{}--", cwd_hash(cwd));
+        let wanted = normalize_cwd(cwd);
+        let entries = match fs::read_dir(self.by_cwd_dir()) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(io_err(
+                    format!("cannot list {}", self.by_cwd_dir().display()),
+                    e,
+                ))
+            }
+        };
+        let mut ignored = Vec::new();
+        let mut copies = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some(session) = name
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(".json"))
+            else {
+                continue;
+            };
+            if validate_session_id(session).is_err() {
+                continue;
+            }
+            if let Some(copy) = self.read_copy(&entry.path(), Some(session), false, &mut ignored) {
+                if normalize_cwd(&copy.goal.cwd) == wanted {
+                    copies.push(copy);
+                }
+            }
+        }
+        let mut by_id = newest_by_id(copies);
+        // A newer archived copy (a replaced or superseded goal) wins.
+        let archived: Vec<Copy> = by_id
+            .keys()
+            .filter_map(|id| self.read_copy(&self.archive_path(id), None, false, &mut ignored))
+            .collect();
+        for copy in archived {
+            if let Some(kept) = by_id.get(&copy.goal.id) {
+                if copy.key() > kept.key() {
+                    by_id.insert(copy.goal.id.clone(), copy);
+                }
+            }
+        }
+        Ok(sorted_newest_first(by_id))
+    }
+
+    /// Every goal in `by-session` and `archive`, one per goal id (the newest
+    /// copy), newest first. Also removes temporary files left by crashed
+    /// writers more than ten minutes ago.
+    pub fn list_all(&self) -> Result<Vec<Goal>> {
+        let _ = self.sweep_temp_files(TEMP_FILE_MAX_AGE);
+        let mut ignored = Vec::new();
+        let mut copies = Vec::new();
+        for dir in [self.by_session_dir(), self.archive_dir()] {
+            let entries = match fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err(format!("cannot list {}", dir.display()), e)),
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if name.starts_with('.') || !name.ends_with(".json") {
+                    continue;
+                }
+                if let Some(copy) = self.read_copy(&entry.path(), None, false, &mut ignored) {
+                    copies.push(copy);
+                }
+            }
+        }
+        Ok(sorted_newest_first(newest_by_id(copies)))
+    }
+
+    /// A goal by session id (that session's goal), exact goal id, or unique
+    /// goal-id prefix (at least 4 characters; several matches: `AMBIGUOUS`).
+    pub fn find(&self, id_or_session: &str) -> Result<Option<Goal>> {
+        let key = id_or_session.trim();
+        if key.is_empty() {
+            return Ok(None);
+        }
+        if validate_session_id(key).is_ok() {
+            let mut ignored = Vec::new();
+            let copies = self.session_copies(key, None, false, &mut ignored);
+            if let Some(goal) = newest(&copies) {
+                return Ok(Some(goal));
+            }
+        }
+        let all = self.list_all()?;
+        if let Some(goal) = all.iter().find(|g| g.id == key) {
+            return Ok(Some(goal.clone()));
+        }
+        if key.chars().count() < 4 {
+            return Ok(None);
+        }
+        let mut matches: Vec<Goal> = all.into_iter().filter(|g| g.id.starts_with(key)).collect();
+        match matches.len() {
+            0 => Ok(None),
+            1 => Ok(matches.pop()),
+            _ => Err(GoalError::new(
+                ErrorCode::Ambiguous,
+                format!(
+                    "{} matches {} goals ({}); give the full goal id",
+                    shown(key),
+                    matches.len(),
+                    matches
+                        .iter()
+                        .map(|g| g.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// Remove our temporary files (`.<name>.tmp-*`) older than `older_than`
+    /// from every folder the store writes: its own folders, and the
+    /// session-local folder of every session that has a by-session copy.
+    /// Returns how many were removed.
+    pub fn sweep_temp_files(&self, older_than: Duration) -> usize {
+        let mut removed = 0;
+        for dir in [
+            self.by_session_dir(),
+            self.by_cwd_dir(),
+            self.archive_dir(),
+            self.compact_dir(),
+        ] {
+            removed += sweep_dir(&dir, older_than, is_temp_name);
+        }
+        let Ok(entries) = fs::read_dir(self.by_session_dir()) else {
+            return removed;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(session) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            if validate_session_id(session).is_ok() {
+                removed += sweep_dir(
+                    &self.session_local_dir(session),
+                    older_than,
+                    is_session_local_temp,
+                );
+            }
+        }
+        removed
+    }
+}
+
+/// Our temp files in a session folder (which is the host's: touch nothing else).
+fn is_session_local_temp(name: &str) -> bool {
+    name.starts_with(&format!(".{SESSION_LOCAL_NAME}.tmp-"))
+}

@@ -1,0 +1,63 @@
+//! How many fsyncs and renames a durable update costs. Its own test binary:
+//! the counters are process-wide, and no other test may write meanwhile.
+
+use goal_core::clock::now_iso;
+use goal_core::store::{io_counts, Change, Store, StoreConfig};
+use goal_core::{Goal, Status};
+use std::fs;
+
+const CWD: &str = "/work/fsyncs";
+
+#[test]
+fn a_durable_update_costs_four_fsyncs_and_three_renames() {
+    let base = std::env::temp_dir().join(format!("goal-store-fsyncs-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&base);
+    let session_state = base.join("session-state");
+    let store = Store::new(StoreConfig::new(
+        &session_state,
+        session_state.join("goal-system"),
+    ));
+    let goal = Goal::new(
+        "goal-f".into(),
+        "s1".into(),
+        CWD.into(),
+        "count the fsyncs".into(),
+        Status::Active,
+        now_iso(),
+    );
+
+    // The first write creates three names: every folder is made durable.
+    let before = io_counts();
+    store.save(&goal).unwrap();
+    let first = io_counts() - before;
+    assert_eq!((first.fsyncs, first.renames), (6, 3), "{first:?}");
+
+    // An update replaces three names: three files and the by-session folder.
+    let before = io_counts();
+    store
+        .modify("s1", Some(CWD), |current, _| {
+            let mut g = current.unwrap();
+            g.done_so_far.push("one more step".into());
+            Ok((Change::Save(g), ()))
+        })
+        .unwrap();
+    let update = io_counts() - before;
+    assert_eq!((update.fsyncs, update.renames), (4, 3), "{update:?}");
+
+    // Nothing to write, nothing synced.
+    let before = io_counts();
+    store
+        .modify("s1", Some(CWD), |_, _| Ok((Change::None, ())))
+        .unwrap();
+    assert_eq!(io_counts() - before, Default::default());
+
+    // A compact snapshot: two files, one folder.
+    let before = io_counts();
+    store
+        .write_compact("s1", "snapshot", &serde_json::json!({"goalId": "goal-f"}))
+        .unwrap();
+    let compact = io_counts() - before;
+    assert_eq!((compact.fsyncs, compact.renames), (3, 2), "{compact:?}");
+
+    let _ = fs::remove_dir_all(&base);
+}
