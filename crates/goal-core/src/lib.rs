@@ -12,6 +12,7 @@ pub mod gate;
 pub mod goals;
 pub mod hooks;
 pub mod messages;
+pub mod outcome;
 pub mod record;
 pub mod redact;
 pub mod store;
