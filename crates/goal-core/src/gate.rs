@@ -115,19 +115,20 @@ pub fn freshness(h: &ToolHistory) -> Option<String> {
         format!(
             "the last change (call #{}: {})",
             h.last_change_seq,
-            h.last_change.as_deref().unwrap_or("a file change")
+            text::quote(h.last_change.as_deref().unwrap_or("a file change"))
         )
     };
     match &h.last_verification {
         Some(v) if !v.passed => Some(format!(
-            "the last verification `{}` (call #{}) failed: fix the cause and run it again until it passes",
-            v.command, v.seq
+            "the last verification {} (call #{}) failed: fix the cause and run it again until it passes",
+            text::quote(&v.command),
+            v.seq
         )),
         Some(v) if v.seq > h.last_change_seq => None,
         Some(v) => Some(format!(
-            "{} came after the last passing verification `{}` (call #{}): run it (or the project's tests, build or lint) again",
+            "{} came after the last passing verification {} (call #{}): run it (or the project's tests, build or lint) again",
             change(),
-            v.command,
+            text::quote(&v.command),
             v.seq
         )),
         None if h.last_change_seq > 0 => Some(format!(
@@ -521,7 +522,7 @@ mod tests {
         let u = check(&g);
         assert_eq!(fields(&u), vec!["toolHistory"]);
         assert!(
-            u[0].message.contains("edit: src/lib.rs") && u[0].message.contains("`cargo test`"),
+            u[0].message.contains("edit: src/lib.rs") && u[0].message.contains("\"cargo test\""),
             "names the change and the stale command: {}",
             u[0].message
         );
@@ -548,7 +549,7 @@ mod tests {
         let u = check(&g);
         assert_eq!(fields(&u), vec!["toolHistory"]);
         assert!(
-            u[0].message.contains("`cargo test` (call #4) failed"),
+            u[0].message.contains("\"cargo test\" (call #4) failed"),
             "{}",
             u[0].message
         );

@@ -472,12 +472,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
         summary: if closed {
             messages::summary(&goal)
         } else {
-            format!(
-                "Close refused: goal {} does not meet the completion gate. Unmet conditions ({}):\n{}",
-                goal.id,
-                unmet.len(),
-                gate::describe(&unmet)
-            )
+            messages::close_refusal(&goal, &unmet)
         },
         goal,
         unmet,
@@ -817,7 +812,7 @@ mod tests {
         );
         let message = toolhistory_unmet(&g).expect("refused");
         assert!(
-            message.contains("edit: src/lib.rs") && message.contains("`cargo test`"),
+            message.contains("edit: src/lib.rs") && message.contains("\"cargo test\""),
             "{message}"
         );
     }
@@ -838,7 +833,7 @@ mod tests {
         record(&mut g, &shell("pytest -q"), failing, 2);
         let message = toolhistory_unmet(&g).expect("refused");
         assert!(
-            message.contains("`pytest -q`") && message.contains("failed"),
+            message.contains("\"pytest -q\"") && message.contains("failed"),
             "{message}"
         );
         assert_eq!(g.tool_history.recent.last().unwrap().passed, Some(false));

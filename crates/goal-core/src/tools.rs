@@ -998,46 +998,234 @@ mod tests {
         }
     }
 
+    use ToolKind::{Action, Delegation, Goal, Inspection, Meta, Noop, Other, Verification};
+
     #[test]
-    fn classifies_tools_and_commands() {
-        assert_eq!(
-            classify("view", &json!({"path": "a"})),
-            ToolKind::Inspection
+    fn every_hosts_real_tools_are_classified() {
+        let table: &[(&str, Value, ToolKind)] = &[
+            // Copilot CLI 1.0.102
+            (
+                "bash",
+                json!({"command": "npm test", "description": "run tests"}),
+                Verification,
+            ),
+            ("view", json!({"path": "src/a.js"}), Inspection),
+            (
+                "edit",
+                json!({"path": "src/a.js", "old_str": "a", "new_str": "b"}),
+                Action,
+            ),
+            (
+                "create",
+                json!({"path": "src/b.js", "file_text": "x"}),
+                Action,
+            ),
+            (
+                "str_replace_editor",
+                json!({"command": "view", "path": "a"}),
+                Inspection,
+            ),
+            (
+                "str_replace_editor",
+                json!({"command": "str_replace", "path": "a"}),
+                Action,
+            ),
+            ("grep", json!({"pattern": "fn main"}), Inspection),
+            ("glob", json!({"pattern": "**/*.rs"}), Inspection),
+            ("task_complete", json!({"summary": "Made X."}), Meta),
+            ("report_intent", json!({"intent": "Testing"}), Meta),
+            ("read_bash", json!({"shellId": "0"}), Meta),
+            ("task", json!({"prompt": "look"}), Delegation),
+            ("goalSystem-goal_system_update", json!({}), Goal),
+            // Claude Code 2.1.330
+            (
+                "Bash",
+                json!({"command": "cargo test --workspace"}),
+                Verification,
+            ),
+            (
+                "Bash",
+                json!({"command": "cargo test", "run_in_background": true}),
+                Other,
+            ),
+            ("Read", json!({"file_path": "/w/a.rs"}), Inspection),
+            ("Edit", json!({"file_path": "/w/a.rs"}), Action),
+            ("Write", json!({"file_path": "/w/b.rs"}), Action),
+            ("MultiEdit", json!({"file_path": "/w/a.rs"}), Action),
+            (
+                "NotebookEdit",
+                json!({"notebook_path": "/w/a.ipynb"}),
+                Action,
+            ),
+            ("Grep", json!({"pattern": "x"}), Inspection),
+            ("Glob", json!({"pattern": "*.rs"}), Inspection),
+            (
+                "WebFetch",
+                json!({"url": "https://example.com"}),
+                Inspection,
+            ),
+            (
+                "ToolSearch",
+                json!({"query": "select:mcp__goalSystem__goal_system_update"}),
+                Meta,
+            ),
+            ("TodoWrite", json!({"todos": []}), Meta),
+            ("TaskCreate", json!({"subject": "x"}), Meta),
+            ("ExitPlanMode", json!({"plan": "x"}), Meta),
+            ("Skill", json!({"skill": "goal"}), Meta),
+            ("Agent", json!({"prompt": "look"}), Delegation),
+            ("Task", json!({"prompt": "look"}), Delegation),
+            ("mcp__goalSystem__goal_system_update", json!({}), Goal),
+            ("mcp__other__do_something", json!({}), Other),
+            // VS Code Copilot Chat
+            (
+                "run_in_terminal",
+                json!({"command": "npx vitest run", "explanation": "x", "isBackground": false}),
+                Verification,
+            ),
+            (
+                "run_in_terminal",
+                json!({"command": "npm run dev", "isBackground": true}),
+                Action,
+            ),
+            ("read_file", json!({"filePath": "/w/a.ts"}), Inspection),
+            (
+                "replace_string_in_file",
+                json!({"filePath": "/w/a.ts"}),
+                Action,
+            ),
+            ("create_file", json!({"filePath": "/w/b.ts"}), Action),
+            ("manage_todo_list", json!({"todoList": []}), Meta),
+            ("runTests", json!({"files": ["/w/a.test.ts"]}), Verification),
+            ("get_errors", json!({"filePaths": []}), Inspection),
+            ("runSubagent", json!({"prompt": "x"}), Delegation),
+            ("goalSystem/goal_system_close", json!({}), Goal),
+            // Anything unknown is never evidence.
+            ("frobnicate", json!({"command": "cargo test"}), Other),
+        ];
+        for (tool, args, want) in table {
+            assert_eq!(classify(tool, args), *want, "{tool} {args}");
+        }
+    }
+
+    #[test]
+    fn shell_commands_are_classified_by_what_they_run() {
+        let table: &[(&str, ToolKind)] = &[
+            // Test, build, lint and type-check runners verify.
+            ("cargo test", Verification),
+            (
+                "cargo +nightly clippy --all-targets -- -D warnings",
+                Verification,
+            ),
+            ("cargo nextest run", Verification),
+            ("cargo build --release", Verification),
+            ("cargo fmt --all --check", Verification),
+            ("npm test", Verification),
+            ("npm run test:unit", Verification),
+            ("npm run build", Verification),
+            ("npm run lint -- --max-warnings 0", Verification),
+            ("pnpm test", Verification),
+            ("pnpm --filter web run typecheck", Verification),
+            ("yarn build", Verification),
+            ("npx jest src", Verification),
+            ("npx --yes vitest run", Verification),
+            ("npx tsc --noEmit", Verification),
+            ("npx eslint .", Verification),
+            ("node --test __test__/", Verification),
+            ("python -m pytest -q", Verification),
+            ("python3 -m unittest discover", Verification),
+            ("pytest tests/test_greet.py", Verification),
+            ("uv run pytest", Verification),
+            ("tox -e py312", Verification),
+            ("go test ./...", Verification),
+            ("go vet ./...", Verification),
+            ("make test", Verification),
+            ("make", Verification),
+            ("make -C build check", Verification),
+            ("./gradlew test", Verification),
+            ("mvn -q verify", Verification),
+            ("dotnet test", Verification),
+            ("ruff check .", Verification),
+            ("mypy src", Verification),
+            ("flake8", Verification),
+            ("bats test/", Verification),
+            ("ctest --output-on-failure", Verification),
+            ("bash test.sh", Verification),
+            ("./scripts/run_tests.sh", Verification),
+            ("sh -c 'cd app && npm test'", Verification),
+            // Wrappers, assignments, lists and pipes are parsed, not searched.
+            ("cd crates/core && cargo test 2>&1 | tail -20", Verification),
+            ("RUST_BACKTRACE=1 time cargo test", Verification),
+            ("sudo -u ci make check", Verification),
+            ("npm install && npm test", Verification),
+            ("cargo test && git commit -am 'fix'", Verification),
+            ("npm test; sed -i 's/a/b/' src/a.js", Action),
+            ("if cargo test; then echo ok; fi", Verification),
+            // Substrings never match: these run nothing that checks.
+            ("npm install latest", Action),
+            ("echo test", Noop),
+            ("cat contest.txt", Inspection),
+            ("npm run start", Action),
+            ("make install", Action),
+            ("eslint --fix .", Action),
+            ("ruff format .", Action),
+            ("cargo run", Action),
+            // No-ops do nothing.
+            ("echo done", Noop),
+            ("true", Noop),
+            (":", Noop),
+            ("printf 'ok\\n'", Noop),
+            ("sleep 2", Noop),
+            ("pwd", Noop),
+            ("cd src", Noop),
+            ("exit 0", Noop),
+            ("clear && date && whoami", Noop),
+            ("", Noop),
+            // Reads inspect.
+            ("cat README.md", Inspection),
+            ("ls -la src | head", Inspection),
+            ("rg -n 'fn main' crates", Inspection),
+            ("git status", Inspection),
+            ("git -C repo log --oneline -5", Inspection),
+            ("git diff HEAD~1", Inspection),
+            ("sed -n '1,40p' src/a.rs", Inspection),
+            ("find . -name '*.rs'", Inspection),
+            ("node --version", Inspection),
+            // Everything else acts.
+            ("echo hi > notes.txt", Action),
+            ("cat > greet.sh <<'EOF'\necho hello\nnpm test\nEOF", Action),
+            ("sed -i 's/a/b/' f", Action),
+            ("sed -Ei 's/a/b/' f", Action),
+            ("find . -name '*.tmp' -delete", Action),
+            ("rm -rf dist", Action),
+            ("mv a b", Action),
+            ("git checkout -- src", Action),
+            ("git commit -am wip", Action),
+            ("python scripts/migrate.py", Action),
+            ("curl -o x.tgz https://example.com/x.tgz", Action),
+            ("tee out.txt", Action),
+        ];
+        for (command, want) in table {
+            assert_eq!(classify_command(command), *want, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn only_commands_that_change_files_move_the_freshness_mark() {
+        let changes =
+            |command: &str| classify_call("bash", &json!({ "command": command })).changes_files;
+        assert!(changes("sed -i 's/a/b/' f"));
+        assert!(changes("echo x >> f"));
+        assert!(!changes("git add -A && git commit -m done && git push"));
+        assert!(
+            !changes("npm install && npm test"),
+            "verified on the same line"
         );
-        assert_eq!(
-            classify("Edit", &json!({"file_path": "a"})),
-            ToolKind::Action
-        );
-        assert_eq!(
-            classify("bash", &json!({"command": "cargo test"})),
-            ToolKind::Verification
-        );
-        assert_eq!(
-            classify("Bash", &json!({"command": "cat README.md"})),
-            ToolKind::Inspection
-        );
-        assert_eq!(
-            classify("bash", &json!({"command": "git status"})),
-            ToolKind::Inspection
-        );
-        assert_eq!(
-            classify("bash", &json!({"command": "echo hi > f"})),
-            ToolKind::Action
-        );
-        assert_eq!(
-            classify("bash", &json!({"command": "sed -i s/a/b/ f"})),
-            ToolKind::Action
-        );
-        assert_eq!(
-            classify("task_complete", &json!({"summary": "x"})),
-            ToolKind::Meta
-        );
-        assert_eq!(classify("some_mcp_tool", &json!({})), ToolKind::Other);
-        assert_eq!(
-            classify("Agent", &json!({"prompt": "look"})),
-            ToolKind::Delegation
-        );
-        assert_eq!(classify("task", &json!({})), ToolKind::Delegation);
+        assert!(!changes("cargo test > /tmp/log 2>&1"));
+        assert!(!changes("ls > /dev/null"));
+        assert!(classify_call("Edit", &json!({"file_path": "a"})).changes_files);
+        assert!(!classify_call("Read", &json!({"file_path": "a"})).changes_files);
+        assert!(!classify_call("some_mcp_tool", &json!({})).changes_files);
     }
 
     #[test]

@@ -437,6 +437,92 @@ mod tests {
     }
 
     #[test]
+    fn post_tool_reports_of_every_host_are_read_and_judged() {
+        use crate::outcome::judge;
+        let claude = |response: Value| {
+            json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": "npm test"}, "tool_response": response})
+        };
+        let table: &[(&str, Value, bool)] = &[
+            // Copilot CLI 1.0.102, as seen in the real host.
+            (
+                "copilot pass",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "toolResult": {"resultType": "success", "textResultForLlm": "1 passing\n<shellId: 0 completed with exit code 0>"}}),
+                true,
+            ),
+            (
+                "copilot exit 1",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "toolResult": {"resultType": "success", "textResultForLlm": "boom\n<shellId: 0 completed with exit code 1>"}}),
+                false,
+            ),
+            (
+                "copilot failure",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "toolResult": {"resultType": "failure", "textResultForLlm": "denied"}}),
+                false,
+            ),
+            (
+                "copilot sdk failure event",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "error": "Command failed"}),
+                false,
+            ),
+            // Claude Code: exit 0 reaches PostToolUse; other exits PostToolUseFailure.
+            (
+                "claude pass",
+                claude(
+                    json!({"stdout": "ok 1 - greets\n# pass 1\n# fail 0", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false}),
+                ),
+                true,
+            ),
+            (
+                "claude summary",
+                claude(json!({"stdout": "3 failed, 1 passed", "stderr": "", "interrupted": false})),
+                false,
+            ),
+            (
+                "claude interrupted",
+                claude(json!({"stdout": "", "stderr": "", "interrupted": true})),
+                false,
+            ),
+            (
+                "claude failure event",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+                "tool_input": {"command": "npm test"}, "error": "Exit code 1\nnpm ERR! Test failed.", "is_interrupt": false}),
+                false,
+            ),
+            (
+                "claude mcp content",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "mcp__x__run",
+                "tool_input": {}, "tool_response": [{"type": "text", "text": "Tests: 1 failed, 2 passed"}]}),
+                false,
+            ),
+            // VS Code: a text or an object.
+            (
+                "vscode text",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "run_in_terminal",
+                "tool_input": {"command": "npm test"}, "tool_response": "Tests: 4 passed, 4 total"}),
+                true,
+            ),
+            (
+                "vscode exit",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "run_in_terminal",
+                "tool_input": {"command": "npm test"}, "tool_response": {"output": "x", "exitCode": 2}}),
+                false,
+            ),
+        ];
+        for (name, payload, passes) in table {
+            let p = read_payload(payload);
+            assert_eq!(p.calls.len(), 1, "{name}");
+            assert_eq!(judge(&p.report).is_ok(), *passes, "{name}: {:?}", p.report);
+        }
+        assert_eq!(Event::parse("PostToolUseFailure"), Event::PostToolUse);
+        assert_eq!(Event::parse("postToolUseFailure"), Event::PostToolUse);
+    }
+
+    #[test]
     fn render_puts_decisions_where_each_host_reads_them() {
         let block = Decision {
             block: Some("go on".into()),
