@@ -1151,6 +1151,9 @@ mod tests {
             ("bats test/", Verification),
             ("ctest --output-on-failure", Verification),
             ("bash test.sh", Verification),
+            // The e2e suites' honest step: run the script, then its test.
+            ("sh greet.sh && sh test.sh", Verification),
+            ("sh greet.sh", Action),
             ("./scripts/run_tests.sh", Verification),
             ("sh -c 'cd app && npm test'", Verification),
             // Wrappers, assignments, lists and pipes are parsed, not searched.
@@ -1193,6 +1196,7 @@ mod tests {
             ("node --version", Inspection),
             // Everything else acts.
             ("echo hi > notes.txt", Action),
+            ("printf '#!/bin/sh\\necho hello\\n' > greet.sh", Action),
             ("cat > greet.sh <<'EOF'\necho hello\nnpm test\nEOF", Action),
             ("sed -i 's/a/b/' f", Action),
             ("sed -Ei 's/a/b/' f", Action),
