@@ -64,18 +64,23 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid pattern"))
 }
 
-/// The last exit code the output mentions: Copilot CLI appends
+/// The exit code the closing lines of the output state: Copilot CLI appends
 /// `<shellId: 0 completed with exit code 1>`, Claude Code's failure reads
 /// `Exit code 1`, VS Code's terminal `exited with code 1`, Go `exit status 1`.
+/// Only the last two lines are read, so a test named "exits with exit code 1"
+/// in the middle of a passing run is not taken for the host's verdict.
 pub fn exit_code_in(text: &str) -> Option<i64> {
     static CELL: OnceLock<Regex> = OnceLock::new();
-    re(
+    let pattern = re(
         &CELL,
         r"(?i)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
-    )
-    .captures_iter(text)
-    .last()
-    .and_then(|c| c[1].parse().ok())
+    );
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(2)..].join("\n");
+    pattern
+        .captures_iter(&tail)
+        .last()
+        .and_then(|c| c[1].parse().ok())
 }
 
 /// A runner's summary that says something failed, quoted briefly.
@@ -102,12 +107,23 @@ pub fn failure_summary(text: &str) -> Option<String> {
             r"|(?i:command not found)",
         ),
     );
-    pattern.find(text).map(|m| {
-        format!(
-            "the output says {:?}",
-            crate::redact::truncate(m.as_str().trim(), 40)
-        )
-    })
+    // A passing test's own line ("✓ reports 2 errors") is not a summary.
+    let passed_line = |line: &str| {
+        let t = line.trim_start();
+        ["✓", "✔", "√", "ok ", "PASS", "[PASS]"]
+            .iter()
+            .any(|p| t.starts_with(p))
+            || t.trim_end().ends_with("... ok")
+    };
+    text.lines()
+        .filter(|line| !passed_line(line))
+        .find_map(|line| pattern.find(line))
+        .map(|m| {
+            format!(
+                "the output says {:?}",
+                crate::redact::truncate(m.as_str().trim(), 40)
+            )
+        })
 }
 
 #[cfg(test)]
@@ -152,10 +168,14 @@ mod tests {
         ] {
             assert_eq!(exit_code_in(out), code, "{out}");
         }
-        // The last mention wins: the host's line comes after the output.
+        // The host's closing line decides, not a mention earlier in the output.
         assert_eq!(
             exit_code_in("test prints exit code 3\n<exited with exit code 0>"),
             Some(0)
+        );
+        assert_eq!(
+            exit_code_in("ok 1 - exits with exit code 1 on bad input\nok 2 - greets\n# fail 0"),
+            None
         );
     }
 
@@ -194,6 +214,9 @@ mod tests {
             "Found 0 errors.",
             "hello\nhello\n<shellId: 0 completed with exit code 0>",
             "the latest build of tests/failed_login.rs is fine",
+            "  ✓ reports 2 errors for bad input (3 ms)\nTests: 4 passed, 4 total",
+            "ok 3 - prints FAILED when the input is empty\n# fail 0",
+            "test parser::counts_2_errors ... ok\ntest result: ok. 1 passed; 0 failed",
         ] {
             assert!(judge(&text(out)).is_ok(), "{out}");
         }

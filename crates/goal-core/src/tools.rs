@@ -965,6 +965,19 @@ pub fn main_argument(args: &Value) -> Option<String> {
 /// `tool: main argument`, redacted and truncated, for the tool history.
 pub fn summarize(tool: &str, args: &Value) -> String {
     let name = redact::truncate(tool, 80);
+    // Editors whose `command` is a verb (`view`, `str_replace`): the path says more.
+    if EDITORS.contains(&key(tool).as_str()) {
+        if let (Some(verb), Some(path)) = (
+            args.get("command").and_then(Value::as_str),
+            args.get("path").and_then(Value::as_str),
+        ) {
+            return format!(
+                "{name}: {} {}",
+                redact::truncate(verb, 20),
+                redact::preview(path, 160)
+            );
+        }
+    }
     match main_argument(args) {
         Some(arg) => format!("{name}: {}", redact::preview(&arg, 160)),
         None => name,
@@ -1242,5 +1255,12 @@ mod tests {
         assert!(!s.contains(&token), "{s}");
         assert!(s.chars().count() <= 170, "{}", s.chars().count());
         assert!(s.starts_with("bash: curl"));
+        assert_eq!(
+            summarize(
+                "str_replace_editor",
+                &json!({"command": "str_replace", "path": "src/a.rs"})
+            ),
+            "str_replace_editor: str_replace src/a.rs"
+        );
     }
 }
