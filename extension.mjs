@@ -97,8 +97,10 @@ export function buildHooks({ mainSessionId = () => undefined } = {}) {
     onSessionStart: (input, inv) => run('sessionStart', input, inv),
     onUserPromptSubmitted: (input, inv) => run('userPromptSubmitted', input, inv),
     onPreToolUse: (input, inv) => run('preToolUse', input, inv),
-    onPostToolUse: (input, inv) => run('postToolUse', { ...input, toolResult: { resultType: 'success' } }, inv),
-    onPostToolUseFailure: (input, inv) => run('postToolUse', { ...input, toolResult: { resultType: 'failure' } }, inv),
+    // The host's own report (toolResult, or a failure's error) reaches the core as sent:
+    // it judges whether a verification passed.
+    onPostToolUse: (input, inv) => run('postToolUse', input, inv),
+    onPostToolUseFailure: (input, inv) => run('postToolUseFailure', input, inv),
     onAgentStop: (input, inv) => run('agentStop', input, inv),
   }
 }

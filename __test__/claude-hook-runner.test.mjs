@@ -62,6 +62,63 @@ function bash(s, command) {
   return pre;
 }
 
+/** A Claude Code 2.1.330 tool call: PreToolUse, then PostToolUse (or PostToolUseFailure with its error). */
+function call(s, name, input, { response, error } = {}) {
+  const pre = hook(preTool(s, name, input)).out;
+  if (pre.hookSpecificOutput?.permissionDecision === 'deny') return pre;
+  if (error) hook({ ...toolBase(s, 'PostToolUseFailure', name, input), error, is_interrupt: false });
+  else hook(postTool(s, name, input, response));
+  return pre;
+}
+const evidence = {
+  status: 'active',
+  doneSoFar: ['greet.sh now echoes hello twice'],
+  validationProof: ['npm test asserts two lines of hello'],
+  verificationResults: ['npm test: 1 passing'],
+  completionAudit: ['the greeting prints twice, checked against the npm test output'],
+};
+const claudeCaller = (s) => ({ sessionId: s, cwd, stateRoot });
+
+test('Claude Code 2.1.330: inspect, edit, test, update, close passes the first time; meta-tools are not evidence', () => {
+  const s = 'cl-honest';
+  hook(userPrompt(s, '/goal make the greeting print twice'));
+  // The deferred goal tools are loaded with ToolSearch; the plan lives in TodoWrite.
+  call(s, 'ToolSearch', { query: 'select:mcp__goalSystem__goal_system_update' }, { response: { matches: ['mcp__goalSystem__goal_system_update'] } });
+  call(s, 'TodoWrite', { todos: [{ content: 'fix greet.sh', status: 'in_progress' }] }, { response: { oldTodos: [], newTodos: [] } });
+  let goal = readGoal(s);
+  assert.equal(goal.toolHistory.seq, 0, 'meta-tools are not recorded');
+
+  call(s, 'Read', { file_path: join(cwd, 'greet.sh') }, { response: { type: 'text', file: { filePath: 'greet.sh', content: 'echo hello' } } });
+  call(s, 'Edit', { file_path: join(cwd, 'greet.sh'), old_string: 'echo hello', new_string: 'echo hello; echo hello' }, { response: { filePath: 'greet.sh' } });
+  call(s, 'Bash', { command: 'npm test', description: 'run the tests' }, { response: { stdout: '# tests 1\n# pass 1\n# fail 0', stderr: '', interrupted: false, isImage: false, noOutputExpected: false } });
+  addon.updateGoalSync(claudeCaller(s), evidence);
+  const closed = addon.closeGoalSync(claudeCaller(s), { status: 'complete' });
+  assert.equal(closed.closed, true, closed.summary);
+});
+
+test('Claude Code 2.1.330: claims after ToolSearch alone are refused; a failing test (PostToolUseFailure) names the command', () => {
+  const s = 'cl-claims';
+  hook(userPrompt(s, '/goal make the greeting print twice'));
+  call(s, 'ToolSearch', { query: 'goal' }, { response: { matches: [] } });
+  addon.updateGoalSync(claudeCaller(s), { ...evidence, inspectionEvidence: ['greet.sh read'] });
+  let refused = addon.closeGoalSync(claudeCaller(s), { status: 'complete' });
+  assert.equal(refused.closed, false);
+  assert.deepEqual(refused.unmet.map((u) => u.field), ['toolHistory']);
+  assert.match(refused.summary, /claims alone are not evidence/);
+
+  call(s, 'Edit', { file_path: join(cwd, 'greet.sh'), old_string: 'a', new_string: 'b' }, { response: { filePath: 'greet.sh' } });
+  call(s, 'Bash', { command: 'npm test' }, { error: 'Exit code 1\nnpm ERR! Test failed.  See above for more details.' });
+  refused = addon.closeGoalSync(claudeCaller(s), { status: 'complete' });
+  assert.equal(refused.closed, false);
+  assert.match(refused.summary, /the last verification "npm test" \(call #2\) failed/);
+  // The stop directive carries the same facts.
+  const blocked = hook(stop(s, false)).out;
+  assert.match(blocked.reason, /last verification: call #2 "npm test" FAILED/);
+
+  call(s, 'Bash', { command: 'npm test' }, { response: { stdout: 'Tests: 1 passed, 1 total', stderr: '', interrupted: false } });
+  assert.equal(addon.closeGoalSync(claudeCaller(s), { status: 'complete' }).closed, true);
+});
+
 test('SessionStart with no goal says nothing; /goal opens a persisted draft; a plain prompt does not', () => {
   const s = 'cl-open';
   assert.deepEqual(hook({ ...common(s), hook_event_name: 'SessionStart', source: 'startup' }).out, {});
@@ -184,7 +241,7 @@ test('garbage stdin gives an allow answer and exit 0', () => {
 
 test('the Claude hooks block and .mcp.json have the expected shape and run', () => {
   const { hooks } = JSON.parse(readFileSync(join(ROOT, 'adapters/claude/settings.hooks.json'), 'utf8'));
-  const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop'];
+  const events = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop'];
   assert.deepEqual(Object.keys(hooks).sort(), [...events].sort());
   for (const event of events) {
     const [group] = hooks[event];

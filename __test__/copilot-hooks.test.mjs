@@ -182,17 +182,90 @@ describe('task_complete (Copilot CLI autopilot)', () => {
     assert.match(denied.json.permissionDecisionReason, /doneSoFar/)
     assert.match(denied.json.permissionDecisionReason, /goal_system_close/)
     post(s, 'view', { path: 'greet.sh' })
+    post(s, 'edit', { path: 'greet.sh', old_str: 'echo hello', new_str: 'echo hello; echo hello' })
     post(s, 'bash', { command: 'npm test' })
     addon.updateGoalSync(caller(s), {
       status: 'active',
       doneSoFar: ['greet.sh loops twice'],
       validationProof: ['two lines printed'],
       verificationResults: ['npm test: 1 passed'],
-      completionAudit: ['objective met'],
+      completionAudit: ['greeting checked against the npm test output: two lines'],
     })
     const closed = addon.closeGoalSync(caller(s), { status: 'complete' })
     assert.equal(closed.closed, true, closed.summary)
     assert.deepEqual(pre(s, 'task_complete', { summary: 'Done.' }).json, {})
+  })
+})
+
+describe('evidence from tool calls (Copilot CLI)', () => {
+  const result = (resultType, textResultForLlm) => ({ resultType, textResultForLlm })
+  const shell = (s, command, toolResult) =>
+    cliHook(state, 'postToolUse', { ...base(s), toolName: 'bash', toolArgs: { command, description: 'run' }, toolResult })
+  const evidence = {
+    status: 'active',
+    doneSoFar: ['greet.sh now echoes hello twice'],
+    inspectionEvidence: ['greet.sh printed hello once before the change'],
+    validationProof: ['npm test asserts two lines of hello'],
+    verificationResults: ['npm test: 1 passing'],
+    completionAudit: ['the greeting prints twice, checked against the npm test output'],
+  }
+
+  test('inspect, edit, test, update, close passes the first time', () => {
+    const s = session()
+    openViaGoal(s)
+    post(s, 'report_intent', { intent: 'Fixing the greeting' })
+    post(s, 'view', { path: 'greet.sh' })
+    post(s, 'edit', { path: 'greet.sh', old_str: 'echo hello', new_str: 'echo hello; echo hello' })
+    shell(s, 'npm test', result('success', '1 passing\n<shellId: 0 completed with exit code 0>'))
+    addon.updateGoalSync(caller(s), evidence)
+    const closed = addon.closeGoalSync(caller(s), { status: 'complete' })
+    assert.equal(closed.closed, true, closed.summary)
+  })
+
+  test('a test run before the last edit, or a failing one, refuses the close naming the command', () => {
+    const s = session()
+    openViaGoal(s)
+    post(s, 'view', { path: 'greet.sh' })
+    shell(s, 'npm test', result('success', '1 passing\n<shellId: 0 completed with exit code 0>'))
+    post(s, 'edit', { path: 'greet.sh', old_str: 'a', new_str: 'b' })
+    addon.updateGoalSync(caller(s), evidence)
+    let refused = addon.closeGoalSync(caller(s), { status: 'complete' })
+    assert.equal(refused.closed, false)
+    assert.deepEqual(refused.unmet.map((u) => u.field), ['toolHistory'])
+    assert.match(refused.summary, /last change \(call #3: "edit: greet.sh"\) came after the last passing verification "npm test"/)
+
+    shell(s, 'npm test', result('success', '  0 passing\n  1 failing\n<shellId: 1 completed with exit code 1>'))
+    refused = addon.closeGoalSync(caller(s), { status: 'complete' })
+    assert.equal(refused.closed, false)
+    assert.match(refused.summary, /"npm test" \(call #4\) failed/)
+    assert.match(refused.summary, /last verification: call #4 "npm test" FAILED/)
+    // task_complete is denied with the same facts.
+    const denied = pre(s, 'task_complete', { summary: 'All tests pass.' })
+    assert.match(denied.json.permissionDecisionReason, /"npm test" FAILED/)
+
+    shell(s, 'npm test', result('success', '  1 passing\n<shellId: 2 completed with exit code 0>'))
+    assert.equal(addon.closeGoalSync(caller(s), { status: 'complete' }).closed, true)
+  })
+
+  test('claims over no-op commands and placeholder evidence are refused', () => {
+    const s = session()
+    openViaGoal(s)
+    shell(s, 'echo done', result('success', 'done\n<shellId: 0 completed with exit code 0>'))
+    shell(s, 'true', result('success', '<shellId: 0 completed with exit code 0>'))
+    addon.updateGoalSync(caller(s), {
+      status: 'active',
+      doneSoFar: ['done'],
+      inspectionEvidence: ['see above'],
+      validationProof: ['n/a'],
+      verificationResults: ['ok'],
+      completionAudit: ['done'],
+    })
+    const refused = addon.closeGoalSync(caller(s), { status: 'complete' })
+    assert.equal(refused.closed, false)
+    assert.deepEqual(refused.unmet.map((u) => u.field),
+      ['doneSoFar', 'validationProof', 'verificationResults', 'inspectionEvidence', 'completionAudit', 'toolHistory'])
+    const goal = addon.goalStatusSync(caller(s)).goal
+    assert.deepEqual([goal.toolHistory.actions, goal.toolHistory.verifications], [0, 0])
   })
 })
 

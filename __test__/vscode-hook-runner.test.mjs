@@ -53,6 +53,33 @@ function toolCall(session, n) {
   return pre.out;
 }
 
+test('inspect, edit, test, update, close passes the first time; an edit after the test is refused first', () => {
+  const s = 'vs-honest';
+  hook(prompt(s, '/goal make the greeting print twice'));
+  const call = (name, input, tool_response = 'ok') => {
+    hook(preTool(s, name, input));
+    hook(postTool(s, name, input, { tool_response }));
+  };
+  call('manage_todo_list', { todoList: [{ id: 1, title: 'fix greet.sh', status: 'in-progress' }] });
+  call('read_file', { filePath: join(cwd, 'greet.sh'), startLine: 1, endLine: 5 }, 'echo hello');
+  call('run_in_terminal', { command: 'npm test', explanation: 'run the tests', isBackground: false }, 'Tests: 1 passed, 1 total');
+  call('replace_string_in_file', { filePath: join(cwd, 'greet.sh'), oldString: 'echo hello', newString: 'echo hello; echo hello' });
+  const evidence = {
+    status: 'active',
+    doneSoFar: ['greet.sh now echoes hello twice'],
+    validationProof: ['npm test asserts two lines of hello'],
+    verificationResults: ['npm test: 1 passed'],
+    completionAudit: ['the greeting prints twice, checked against the npm test output'],
+  };
+  addon.updateGoalSync(caller(s), evidence);
+  const refused = addon.closeGoalSync(caller(s), { status: 'complete' });
+  assert.equal(refused.closed, false);
+  assert.match(refused.summary, /"replace_string_in_file: .*greet.sh"\) came after the last passing verification "npm test"/);
+  call('run_in_terminal', { command: 'npm test', explanation: 'rerun', isBackground: false }, 'Tests: 1 passed, 1 total');
+  const closed = addon.closeGoalSync(caller(s), { status: 'complete' });
+  assert.equal(closed.closed, true, closed.summary);
+});
+
 test('/goal creates a persisted draft; an ordinary prompt does not', () => {
   const { out } = hook(prompt('vs-open', '/goal make the greeting print twice'));
   assert.equal(out.hookSpecificOutput.hookEventName, 'UserPromptSubmit');

@@ -24,7 +24,7 @@ import { makeHookRecorder } from './fixtures.mjs';
 import {
   OBJECTIVE, GOAL_TOOLS, CLAUDE_GOAL_TOOL, setupRun, skipReason, explain, writeGreetingProject,
   installGoalSystem, claudeInstallFiles, runInstaller, INSTALLER, readGoal, listGoals, readAudit,
-  messagesText, toolNames, userTexts, modelCalls, resultOf, honestEvidence, callerFromContext,
+  messagesText, toolNames, userTexts, modelCalls, resultOf, honestEvidence, RUN_AND_TEST, callerFromContext,
   isClaudeGoalEvaluator, claudeServerOpts, debugDump,
 } from './goal-helpers.mjs';
 
@@ -201,7 +201,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       goal('goal_system_close', { status: 'complete', reason: 'I believe it is done.' }),
       bash('cat greet.sh'),
       bash(FIX_GREETING),
-      bash('sh greet.sh'),
+      bash(RUN_AND_TEST),
       goal('goal_system_update', honestEvidence()),
       goal('goal_system_close', { status: 'complete', reason: 'verified: sh greet.sh prints hello twice' }),
       { text: 'Done: greet.sh prints hello twice.' },
@@ -236,7 +236,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     assert.match(pc.text, /toolHistory|action or verification/);
 
     assert.match(resultOf(server, cat).text, /echo hello/);
-    assert.equal(resultOf(server, run).text, 'hello\nhello');
+    assert.match(resultOf(server, run).text, /^hello\nhello\nok 1 - greet.sh prints hello twice/);
     void fix;
     assert.equal(resultOf(server, update)?.isError, false);
     const hc = resultOf(server, close);
@@ -262,7 +262,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       bash('echo drift > drift.txt'),
       goal('goal_system_update', { inspectionEvidence: ['cat greet.sh: one echo hello'], remaining: ['make greet.sh print hello twice'] }),
       bash(FIX_GREETING),
-      bash('sh greet.sh'),
+      bash(RUN_AND_TEST),
       goal('goal_system_update', honestEvidence()),
       goal('goal_system_close', { status: 'complete', reason: 'verified' }),
       { text: 'Done.' },
@@ -314,7 +314,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       goal('goal_system_status'),
       bash('cat greet.sh'),
       bash(FIX_GREETING),
-      bash('sh greet.sh'),
+      bash(RUN_AND_TEST),
       goal('goal_system_update', { ...honestEvidence(), blockers: [] }),
       goal('goal_system_close', { status: 'complete', reason: 'verified after resuming' }),
       { text: 'Resumed and finished.' },

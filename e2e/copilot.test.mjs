@@ -20,7 +20,7 @@ import { runCopilot, readAutopilotObjective, readCopilotEvents, taskCompleteSett
 import {
   OBJECTIVE, GOAL_TOOLS, setupRun, skipReason, explain, writeGreetingProject, installGoalSystem,
   copilotInstallFiles, runInstaller, INSTALLER, readGoal, listGoals, readAudit, messagesText,
-  toolNames, userTexts, modelCalls, resultOf, honestEvidence, callerFromContext, debugDump,
+  toolNames, userTexts, modelCalls, resultOf, honestEvidence, RUN_AND_TEST, callerFromContext, debugDump,
 } from './goal-helpers.mjs';
 
 const RUN_MS = 60_000; // one host run
@@ -152,7 +152,7 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
       goal('task_complete', { summary: 'The greeting prints hello twice.' }),
       bash('cat greet.sh', 'inspect the script'),
       bash(FIX_GREETING, 'print hello twice'),
-      bash('sh greet.sh', 'run the script'),
+      bash(RUN_AND_TEST, 'run the script and its test'),
       goal('goal_system_update', honestEvidence()),
       goal('goal_system_close', { status: 'complete', reason: 'verified: sh greet.sh prints hello twice' }),
       goal('task_complete', { summary: 'greet.sh prints hello twice (verified).' }),
@@ -217,7 +217,7 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
       goal('goal_system_status'),
       bash('cat greet.sh', 'inspect the script'),
       bash(FIX_GREETING, 'print hello twice'),
-      bash('sh greet.sh', 'run the script'),
+      bash(RUN_AND_TEST, 'run the script and its test'),
       goal('goal_system_update', { status: 'active', ...honestEvidence() }),
       goal('goal_system_close', { status: 'complete', reason: 'verified' }),
       { text: 'Done: greet.sh prints hello twice.' },
@@ -255,7 +255,7 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
       bash('echo drift > drift.txt', 'the sixth call'),
       goal('goal_system_update', { inspectionEvidence: ['cat greet.sh: one echo hello'], remaining: ['make greet.sh print hello twice'] }),
       bash(FIX_GREETING, 'print hello twice'),
-      bash('sh greet.sh', 'run the script'),
+      bash(RUN_AND_TEST, 'run the script and its test'),
       goal('goal_system_update', honestEvidence()),
       goal('goal_system_close', { status: 'complete', reason: 'verified' }),
       { text: 'Done.' },
@@ -311,7 +311,7 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
       goal('goal_system_status'),
       bash('cat greet.sh', 'inspect the script'),
       bash(FIX_GREETING, 'print hello twice'),
-      bash('sh greet.sh', 'run the script'),
+      bash(RUN_AND_TEST, 'run the script and its test'),
       goal('goal_system_update', { ...honestEvidence(), blockers: [] }),
       goal('goal_system_close', { status: 'complete', reason: 'verified after resuming' }),
       goal('task_complete', { summary: 'Resumed and finished.' }),

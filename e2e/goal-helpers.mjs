@@ -67,7 +67,18 @@ export function explain(r, server) {
 /** A greeting script for the scenarios: prints hello once (the goal is to make it print twice). */
 export function writeGreetingProject(cwd) {
   fs.writeFileSync(path.join(cwd, 'greet.sh'), '#!/bin/sh\necho hello\n', { mode: 0o755 });
+  // The project's test: the gate needs a passing verification after the last change, and
+  // running the script alone is not one (it could do anything).
+  fs.writeFileSync(path.join(cwd, 'test.sh'), [
+    '#!/bin/sh',
+    'if [ "$(sh greet.sh)" = "$(printf \'hello\\nhello\')" ]; then echo "ok 1 - greet.sh prints hello twice"',
+    'else echo "not ok 1 - greet.sh prints hello twice"; exit 1; fi',
+    '',
+  ].join('\n'), { mode: 0o755 });
 }
+
+/** Run the script, then its test: what an honest agent does after the fix. */
+export const RUN_AND_TEST = 'sh greet.sh && sh test.sh';
 
 function readTemplate(rel) {
   return fs.readFileSync(path.join(REPO_DIR, rel), 'utf8').replaceAll('${GOAL_SYSTEM_HOME}', REPO_DIR);
@@ -257,7 +268,7 @@ export function honestEvidence() {
     inspectionEvidence: ['cat greet.sh: it ran echo hello once'],
     doneSoFar: ['greet.sh now runs echo hello twice'],
     validationProof: ['sh greet.sh prints two lines: hello, hello'],
-    verificationResults: ['sh greet.sh | wc -l: 2'],
+    verificationResults: ['sh test.sh: ok 1 - greet.sh prints hello twice'],
     requirementCoverage: ['R1: sh greet.sh printed hello twice (verified with wc -l = 2)'],
     completionAudit: ['R1 checked: greet.sh output is hello twice'],
     remaining: [],

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::record::Goal;
+use crate::record::{Goal, ToolHistory};
 use crate::text;
 use crate::text::norm;
 
@@ -31,43 +31,49 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
     if goal.objective.trim().is_empty() {
         out.push(unmet("objective", "the objective is not known"));
     }
-    if goal.done_so_far.is_empty() {
-        out.push(unmet("doneSoFar", "record what was done"));
-    }
-    if goal.validation_proof.is_empty() {
-        out.push(unmet(
-            "validationProof",
-            "record validation proof (what shows the work is right)",
-        ));
-    }
-    if goal.verification_results.is_empty() {
-        out.push(unmet(
-            "verificationResults",
-            "record verification results (commands run and their outcome)",
-        ));
-    }
-    if goal.inspection_evidence.is_empty() && goal.tool_history.inspections == 0 {
-        out.push(unmet(
+    let substance = Substance::of(goal);
+    substance.require(
+        &mut out,
+        "doneSoFar",
+        &goal.done_so_far,
+        "record what was done",
+    );
+    substance.require(
+        &mut out,
+        "validationProof",
+        &goal.validation_proof,
+        "record validation proof (what shows the work is right)",
+    );
+    substance.require(
+        &mut out,
+        "verificationResults",
+        &goal.verification_results,
+        "record verification results (commands run and their outcome)",
+    );
+    if goal.tool_history.inspections == 0 {
+        substance.require(
+            &mut out,
             "inspectionEvidence",
+            &goal.inspection_evidence,
             "record inspection evidence, or inspect the code with tools first",
-        ));
+        );
     }
     for requirement in &goal.requirements {
         if !is_covered(requirement, &goal.requirement_coverage) {
             out.push(unmet(
                 "requirementCoverage",
                 format!(
-                    "no coverage entry names the requirement \"{requirement}\" with its evidence"
+                    "no coverage entry names the requirement \"{requirement}\" and adds its evidence (a test, a command and its result, a file and what it shows)"
                 ),
             ));
         }
     }
-    if goal.completion_audit.is_empty() {
-        out.push(unmet(
-            "completionAudit",
-            "record a completion audit (each requirement checked against the result)",
-        ));
-    }
+    substance.require(
+        &mut out,
+        "completionAudit",
+        &goal.completion_audit,
+        "record a completion audit (each requirement checked against the result)",
+    );
     if !goal.remaining.is_empty() {
         out.push(unmet(
             "remaining",
@@ -94,14 +100,191 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
             format!("discovered issue \"{issue}\" is neither in resolvedIssues nor covered by an evidence-backed issueResolutions entry"),
         ));
     }
-    let history = &goal.tool_history;
-    if history.actions + history.verifications == 0 {
-        out.push(unmet(
-            "toolHistory",
-            "no action or verification is recorded in the tool history; claims alone are not evidence (edit, run or test with tools, then update)",
-        ));
+    if let Some(message) = freshness(&goal.tool_history) {
+        out.push(unmet("toolHistory", message));
     }
     out
+}
+
+/// Tool-backed evidence: a passing verification recorded after the last call
+/// that changed files. A goal that changed nothing (analysis, review) may
+/// instead rest on inspections made with tools. A failed last verification
+/// always refuses. `None` when the condition holds.
+pub fn freshness(h: &ToolHistory) -> Option<String> {
+    let change = || {
+        format!(
+            "the last change (call #{}: {})",
+            h.last_change_seq,
+            text::quote(h.last_change.as_deref().unwrap_or("a file change"))
+        )
+    };
+    match &h.last_verification {
+        Some(v) if !v.passed => Some(format!(
+            "the last verification {} (call #{}) failed: fix the cause and run it again until it passes",
+            text::quote(&v.command),
+            v.seq
+        )),
+        Some(v) if v.seq > h.last_change_seq => None,
+        Some(v) => Some(format!(
+            "{} came after the last passing verification {} (call #{}): run it (or the project's tests, build or lint) again",
+            change(),
+            text::quote(&v.command),
+            v.seq
+        )),
+        None if h.last_change_seq > 0 => Some(format!(
+            "no verification ran after {}: run the project's tests, build, lint or type check with a tool",
+            change()
+        )),
+        None if h.actions == 0 && h.inspections > 0 => None,
+        None if h.actions > 0 => Some("no verification is recorded after the recorded actions: run the project's tests, build, lint or type check with a tool".into()),
+        None => Some("no tool-backed evidence: nothing was inspected, changed or verified with tools; claims alone are not evidence (inspect, edit and test with tools, then update)".into()),
+    }
+}
+
+/// Words that say nothing about the work: placeholders (`n/a`, `done`, `ok`,
+/// `see above`) and filler. An entry made only of them is not evidence.
+const EMPTY_WORDS: &[&str] = &[
+    "n",
+    "a",
+    "na",
+    "none",
+    "nothing",
+    "nil",
+    "null",
+    "done",
+    "ok",
+    "okay",
+    "yes",
+    "y",
+    "tbd",
+    "todo",
+    "tba",
+    "see",
+    "above",
+    "below",
+    "as",
+    "same",
+    "complete",
+    "completed",
+    "passed",
+    "pass",
+    "passes",
+    "fine",
+    "good",
+    "works",
+    "working",
+    "finished",
+    "verified",
+    "checked",
+    "covered",
+    "met",
+    "satisfied",
+    "addressed",
+    "implemented",
+    "fixed",
+    "handled",
+    "resolved",
+    "lgtm",
+    "all",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "it",
+    "this",
+    "that",
+    "the",
+    "and",
+    "or",
+    "of",
+    "to",
+    "for",
+    "in",
+    "on",
+    "by",
+    "with",
+    "has",
+    "have",
+    "so",
+    "far",
+    "etc",
+    "x",
+    "true",
+    "success",
+    "successful",
+    "successfully",
+    "requirement",
+    "requirements",
+    "objective",
+    "goal",
+    "task",
+    "item",
+    "n/a",
+    "not",
+    "applicable",
+    "ready",
+    "everything",
+    "fully",
+];
+
+/// Content words of an entry: its words minus the empty ones.
+fn content_words(entry: &str) -> Vec<String> {
+    words(entry)
+        .split_whitespace()
+        .filter(|w| !EMPTY_WORDS.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+/// What counts as substance in a goal's evidence lists: an entry with content
+/// words beyond the objective's or any one requirement's own words.
+struct Substance {
+    restated: Vec<Vec<String>>,
+}
+
+impl Substance {
+    fn of(goal: &Goal) -> Substance {
+        Substance {
+            restated: std::iter::once(&goal.objective)
+                .chain(&goal.requirements)
+                .map(|t| content_words(t))
+                .collect(),
+        }
+    }
+
+    /// Does this entry say something beyond a placeholder or a restatement?
+    fn counts(&self, entry: &str) -> bool {
+        let content = content_words(entry);
+        !content.is_empty()
+            && !self
+                .restated
+                .iter()
+                .any(|known| content.iter().all(|w| known.contains(w)))
+    }
+
+    fn require(&self, out: &mut Vec<Unmet>, field: &str, list: &[String], missing: &str) {
+        if list.iter().any(|e| self.counts(e)) {
+            return;
+        }
+        if list.is_empty() {
+            out.push(unmet(field, missing));
+        } else {
+            out.push(unmet(
+                field,
+                format!(
+                    "{missing}: every entry ({}) is a placeholder or only restates the objective or a requirement",
+                    text::quote_items(list, 3, 60)
+                ),
+            ));
+        }
+    }
+}
+
+/// Is this text evidence at all (not a placeholder such as `n/a`, `done`)?
+pub fn is_placeholder(entry: &str) -> bool {
+    content_words(entry).is_empty()
 }
 
 /// Discovered issues with no exact entry in resolvedIssues and no
@@ -145,13 +328,15 @@ fn words(text: &str) -> String {
 }
 
 /// A requirement is covered when a coverage entry names it (its full text, or
-/// its label such as `R1`) and adds evidence beyond the name.
+/// its label such as `R1`) and adds evidence beyond the name: words that are
+/// neither placeholders (`done`, `ok`) nor the requirement's own words again.
 pub fn is_covered(requirement: &str, coverage: &[String]) -> bool {
     let req = words(requirement);
     if req.is_empty() {
         return true;
     }
     let req_label = label(requirement);
+    let own = content_words(requirement);
     coverage.iter().any(|entry| {
         let text = words(entry);
         let rest = if let Some(pos) = find_words(&text, &req) {
@@ -164,8 +349,9 @@ pub fn is_covered(requirement: &str, coverage: &[String]) -> bool {
         } else {
             return false;
         };
-        // Evidence: at least one word of three or more characters beyond the name.
-        rest.split_whitespace().any(|w| w.chars().count() >= 3)
+        content_words(&rest).iter().any(|w| {
+            !own.contains(w) && (w.chars().count() >= 3 || w.chars().any(|c| c.is_ascii_digit()))
+        })
     })
 }
 
@@ -200,7 +386,7 @@ pub fn describe(unmet: &[Unmet]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{IssueResolution, ResolutionStatus, Status};
+    use crate::record::{IssueResolution, LastVerification, ResolutionStatus, Status};
 
     fn fields(u: &[Unmet]) -> Vec<&str> {
         u.iter().map(|x| x.field.as_str()).collect()
@@ -228,7 +414,21 @@ mod tests {
         g.verification_results = vec!["bash test.sh: 2 passed".into()];
         g.inspection_evidence = vec!["read greet.sh".into()];
         g.completion_audit = vec!["both requirements checked".into()];
-        g.tool_history.actions = 1;
+        g.tool_history = ToolHistory {
+            seq: 3,
+            inspections: 1,
+            actions: 1,
+            verifications: 1,
+            last_change_seq: 2,
+            last_change: Some("edit: greet.sh".into()),
+            last_verification: Some(LastVerification {
+                seq: 3,
+                command: "bash test.sh".into(),
+                passed: true,
+                at: "t".into(),
+            }),
+            ..ToolHistory::default()
+        };
         g
     }
 
@@ -289,17 +489,161 @@ mod tests {
     fn inspection_can_come_from_tool_history() {
         let mut g = complete_goal();
         g.inspection_evidence.clear();
+        g.tool_history.inspections = 0;
         assert_eq!(fields(&check(&g)), vec!["inspectionEvidence"]);
         g.tool_history.inspections = 2;
         assert!(check(&g).is_empty());
     }
 
+    fn verified(seq: u64, passed: bool) -> Option<LastVerification> {
+        Some(LastVerification {
+            seq,
+            command: "cargo test".into(),
+            passed,
+            at: "t".into(),
+        })
+    }
+
     #[test]
     fn claims_without_tool_activity_are_refused() {
         let mut g = complete_goal();
-        g.tool_history.actions = 0;
+        g.tool_history = ToolHistory::default();
+        let u = check(&g);
+        assert_eq!(fields(&u), vec!["toolHistory"]);
+        assert!(u[0].message.contains("claims alone"), "{}", u[0].message);
+    }
+
+    #[test]
+    fn a_test_run_before_the_last_edit_is_stale() {
+        let mut g = complete_goal();
+        g.tool_history.last_verification = verified(2, true);
+        g.tool_history.last_change_seq = 3;
+        g.tool_history.last_change = Some("edit: src/lib.rs".into());
+        let u = check(&g);
+        assert_eq!(fields(&u), vec!["toolHistory"]);
+        assert!(
+            u[0].message.contains("edit: src/lib.rs") && u[0].message.contains("\"cargo test\""),
+            "names the change and the stale command: {}",
+            u[0].message
+        );
+    }
+
+    #[test]
+    fn an_edit_with_no_test_after_it_names_the_missing_verification() {
+        let mut g = complete_goal();
+        g.tool_history.last_verification = None;
+        let u = check(&g);
+        assert_eq!(fields(&u), vec!["toolHistory"]);
+        assert!(
+            u[0].message.contains("no verification ran after"),
+            "{}",
+            u[0].message
+        );
+        assert!(u[0].message.contains("edit: greet.sh"));
+    }
+
+    #[test]
+    fn a_failing_last_verification_refuses_even_after_an_older_pass() {
+        let mut g = complete_goal();
+        g.tool_history.last_verification = verified(4, false);
+        let u = check(&g);
+        assert_eq!(fields(&u), vec!["toolHistory"]);
+        assert!(
+            u[0].message.contains("\"cargo test\" (call #4) failed"),
+            "{}",
+            u[0].message
+        );
+        g.tool_history.last_verification = verified(5, true);
+        assert!(check(&g).is_empty());
+    }
+
+    #[test]
+    fn a_goal_that_changed_nothing_may_rest_on_inspections() {
+        let mut g = complete_goal();
+        g.tool_history = ToolHistory {
+            seq: 2,
+            inspections: 2,
+            ..ToolHistory::default()
+        };
+        assert!(check(&g).is_empty());
+        // Acting without changing files (a commit) still needs a verification.
+        g.tool_history.actions = 1;
         assert_eq!(fields(&check(&g)), vec!["toolHistory"]);
-        g.tool_history.verifications = 1;
+    }
+
+    #[test]
+    fn placeholders_and_restatements_are_not_evidence() {
+        for placeholder in [
+            "n/a",
+            "N/A",
+            "na",
+            "done",
+            "ok",
+            "none",
+            "tbd",
+            "TODO",
+            "-",
+            "...",
+            "see above",
+            "as above",
+            "yes",
+            "complete",
+            "passed",
+            "Done.",
+            "all done",
+            "✓",
+        ] {
+            let mut g = complete_goal();
+            g.validation_proof = vec![placeholder.into()];
+            g.completion_audit = vec![placeholder.into()];
+            g.done_so_far = vec![placeholder.into()];
+            g.verification_results = vec![placeholder.into()];
+            assert_eq!(
+                fields(&check(&g)),
+                vec![
+                    "doneSoFar",
+                    "validationProof",
+                    "verificationResults",
+                    "completionAudit"
+                ],
+                "{placeholder}"
+            );
+        }
+        let mut g = complete_goal();
+        g.validation_proof = vec![
+            "ship".into(),
+            "R1: greeting prints twice".into(),
+            "done".into(),
+        ];
+        let u = check(&g);
+        assert_eq!(fields(&u), vec!["validationProof"]);
+        assert!(u[0].message.contains("placeholder"), "{}", u[0].message);
+        // One real entry among placeholders is enough.
+        g.validation_proof
+            .push("greet.sh output has two lines".into());
+        assert!(check(&g).is_empty());
+        g.inspection_evidence = vec!["n/a".into()];
+        g.tool_history.inspections = 0;
+        assert_eq!(fields(&check(&g)), vec!["inspectionEvidence"]);
+    }
+
+    #[test]
+    fn coverage_must_add_evidence_beyond_the_name() {
+        let mut g = complete_goal();
+        for entry in [
+            "R1 -> done",
+            "R1: ok",
+            "R1 covered",
+            "R1: greeting prints twice -- greeting prints twice",
+            "greeting prints twice: yes, complete",
+        ] {
+            g.requirement_coverage = vec![
+                entry.into(),
+                "exit code is zero: `./greet; echo $?` printed 0".into(),
+            ];
+            assert_eq!(fields(&check(&g)), vec!["requirementCoverage"], "{entry}");
+        }
+        g.requirement_coverage[0] = "R1 -> test_greeting_twice passes in bash test.sh".into();
         assert!(check(&g).is_empty());
     }
 

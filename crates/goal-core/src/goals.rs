@@ -12,7 +12,8 @@ use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::{self, Unmet};
 use crate::hooks::ToolCall;
 use crate::messages;
-use crate::record::{Goal, PromptSource, Status, ToolEvent, ToolKind};
+use crate::outcome::{self, Report};
+use crate::record::{Goal, LastVerification, PromptSource, Status, ToolEvent, ToolKind};
 use crate::redact;
 use crate::store::{validate_cwd, validate_session_id, Change, Store};
 use crate::tools;
@@ -561,12 +562,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
         summary: if closed {
             messages::summary(&goal)
         } else {
-            format!(
-                "Close refused: goal {} does not meet the completion gate. Unmet conditions ({}):\n{}",
-                goal.id,
-                unmet.len(),
-                gate::describe(&unmet)
-            )
+            messages::close_refusal(&goal, &unmet)
         },
         goal,
         unmet,
@@ -668,13 +664,14 @@ pub fn stop_attempt(
 }
 
 /// Record the main session's tool calls of one post-tool event in the open
-/// goal's history, in one locked read-modify-write. Goal tools and host
-/// meta-tools are not recorded. Returns the store's warnings.
+/// goal's history, in one locked read-modify-write, with what the host
+/// reported about them. Goal tools and host meta-tools are not recorded.
+/// Returns the store's warnings.
 pub fn record_tool_calls(
     store: &Store,
     caller: &Caller,
     calls: &[ToolCall],
-    result: &str,
+    report: &Report,
     source: &str,
 ) -> Result<Vec<String>> {
     let now = clock::now_ms();
@@ -684,7 +681,7 @@ pub fn record_tool_calls(
         };
         let mut changed = false;
         for call in calls {
-            changed |= record_tool(&mut goal, call, result, source, now);
+            changed |= record_tool(&mut goal, call, report, source, now);
         }
         if !changed {
             return Ok((Change::None, ()));
@@ -707,15 +704,18 @@ fn call_key(call: &ToolCall) -> String {
         .collect()
 }
 
-/// Record one tool call in the goal's history (bounded, redacted).
+/// Record one tool call in the goal's history (bounded, redacted): its kind,
+/// and for freshness the last change and the last verification with its
+/// verdict (only the small facts, never the output).
 pub fn record_tool(
     goal: &mut Goal,
     call: &ToolCall,
-    result: &str,
+    report: &Report,
     source: &str,
     now_ms: u64,
 ) -> bool {
-    let kind = tools::classify(&call.name, &call.args);
+    let class = tools::classify_call(&call.name, &call.args);
+    let kind = class.kind;
     if matches!(kind, ToolKind::Goal | ToolKind::Meta) {
         return false;
     }
@@ -733,16 +733,38 @@ pub fn record_tool(
         ToolKind::Inspection => h.inspections += 1,
         ToolKind::Verification => h.verifications += 1,
         ToolKind::Delegation => h.delegations += 1,
-        _ => h.actions += 1,
+        ToolKind::Action => h.actions += 1,
+        // Unknown tools and no-ops count toward drift only.
+        ToolKind::Other | ToolKind::Noop | ToolKind::Goal | ToolKind::Meta => {}
+    }
+    let at = clock::iso_from_ms(now_ms);
+    let summary = tools::summarize(&call.name, &call.args);
+    if class.changes_files {
+        h.last_change_seq = h.seq;
+        h.last_change = Some(summary.clone());
+    }
+    let passed = (kind == ToolKind::Verification).then(|| outcome::judge(report).is_ok());
+    if let Some(passed) = passed {
+        h.last_verification = Some(LastVerification {
+            seq: h.seq,
+            command: class
+                .command
+                .as_deref()
+                .map(|c| redact::preview(c, 160))
+                .unwrap_or_else(|| summary.clone()),
+            passed,
+            at: at.clone(),
+        });
     }
     h.recent.push(ToolEvent {
         seq: h.seq,
-        at: clock::iso_from_ms(now_ms),
+        at,
         at_ms: now_ms,
         tool: redact::truncate(&call.name, 80),
         kind,
-        summary: tools::summarize(&call.name, &call.args),
-        result: redact::truncate(result, 20),
+        summary,
+        result: redact::truncate(&report.result_type, 20),
+        passed,
         source: source.to_string(),
         key,
     });
@@ -994,7 +1016,7 @@ mod authority_tests {
                     name: "bash".into(),
                     args: json!({"command": format!("ls {i}")}),
                 }],
-                "success",
+                &crate::outcome::Report::of("success"),
                 "cli-hook",
             )
             .unwrap();
@@ -1041,7 +1063,7 @@ mod tests {
         assert!(record_tool(
             &mut g,
             &call("Agent", json!({"prompt": "do it all"})),
-            "success",
+            &Report::of("success"),
             "claude",
             1
         ));
@@ -1050,7 +1072,7 @@ mod tests {
         assert!(record_tool(
             &mut g,
             &call("Bash", json!({"command": "npm test"})),
-            "success",
+            &Report::of("success"),
             "claude",
             2
         ));
@@ -1061,13 +1083,110 @@ mod tests {
     fn the_same_call_seen_by_two_adapters_counts_once() {
         let mut g = goal();
         let c = call("bash", json!({"command": "ls"}));
-        assert!(record_tool(&mut g, &c, "success", "cli-hook", 1_000));
-        assert!(!record_tool(&mut g, &c, "success", "sdk", 1_500));
+        assert!(record_tool(
+            &mut g,
+            &c,
+            &Report::of("success"),
+            "cli-hook",
+            1_000
+        ));
+        assert!(!record_tool(
+            &mut g,
+            &c,
+            &Report::of("success"),
+            "sdk",
+            1_500
+        ));
         assert!(
-            record_tool(&mut g, &c, "success", "cli-hook", 1_600),
+            record_tool(&mut g, &c, &Report::of("success"), "cli-hook", 1_600),
             "a repeat from one adapter is a new call"
         );
         assert_eq!(g.tool_history.seq, 2);
+    }
+
+    fn shell(command: &str) -> ToolCall {
+        call("bash", json!({ "command": command }))
+    }
+
+    fn record(g: &mut Goal, c: &ToolCall, report: Report, at: u64) {
+        assert!(record_tool(g, c, &report, "cli-hook", at));
+    }
+
+    fn toolhistory_unmet(g: &Goal) -> Option<String> {
+        gate::check(g)
+            .into_iter()
+            .find(|u| u.field == "toolHistory")
+            .map(|u| u.message)
+    }
+
+    #[test]
+    fn test_then_edit_leaves_the_edit_unverified() {
+        let mut g = goal();
+        record(&mut g, &shell("cargo test"), Report::of("success"), 1);
+        record(
+            &mut g,
+            &call("edit", json!({"path": "src/lib.rs"})),
+            Report::of("success"),
+            2,
+        );
+        let message = toolhistory_unmet(&g).expect("refused");
+        assert!(
+            message.contains("edit: src/lib.rs") && message.contains("\"cargo test\""),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn edit_then_failing_test_is_refused_and_a_passing_rerun_is_accepted() {
+        let mut g = goal();
+        record(
+            &mut g,
+            &call("Edit", json!({"file_path": "a.py"})),
+            Report::of("success"),
+            1,
+        );
+        let failing = Report {
+            text: "===== 3 failed, 1 passed in 0.2s =====".into(),
+            ..Report::of("success")
+        };
+        record(&mut g, &shell("pytest -q"), failing, 2);
+        let message = toolhistory_unmet(&g).expect("refused");
+        assert!(
+            message.contains("\"pytest -q\"") && message.contains("failed"),
+            "{message}"
+        );
+        assert_eq!(g.tool_history.recent.last().unwrap().passed, Some(false));
+        record(&mut g, &shell("pytest -q"), Report::of("success"), 3);
+        assert_eq!(toolhistory_unmet(&g), None);
+        assert_eq!(g.tool_history.last_verification.as_ref().unwrap().seq, 3);
+    }
+
+    #[test]
+    fn no_ops_unknown_tools_and_meta_tools_are_never_evidence() {
+        let mut g = goal();
+        record(&mut g, &shell("echo done"), Report::of("success"), 1);
+        record(&mut g, &shell("true"), Report::of("success"), 2);
+        record(
+            &mut g,
+            &call("some_mcp_tool", json!({})),
+            Report::of("success"),
+            3,
+        );
+        assert!(!record_tool(
+            &mut g,
+            &call("ToolSearch", json!({"query": "goal"})),
+            &Report::of("success"),
+            "claude",
+            4
+        ));
+        assert_eq!(
+            g.drift(),
+            3,
+            "no-ops and unknown tools still count toward drift"
+        );
+        let h = &g.tool_history;
+        assert_eq!((h.actions, h.verifications, h.inspections), (0, 0, 0));
+        assert!(toolhistory_unmet(&g).unwrap().contains("claims alone"));
     }
 
     #[test]
@@ -1077,7 +1196,7 @@ mod tests {
             record_tool(
                 &mut g,
                 &call("bash", json!({"command": format!("make step{i}")})),
-                "success",
+                &Report::of("success"),
                 "cli-hook",
                 i,
             );

@@ -13,6 +13,7 @@ pub mod goals;
 pub mod guard;
 pub mod hooks;
 pub mod messages;
+pub mod outcome;
 pub mod payload;
 pub mod record;
 pub mod redact;

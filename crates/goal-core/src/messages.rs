@@ -111,6 +111,8 @@ pub fn summary(goal: &Goal) -> String {
         h.verifications,
         goal.drift()
     ));
+    out.push_str(&tool_facts(goal));
+    out.push('\n');
     if goal.is_open() {
         if unmet.is_empty() {
             out.push_str(
@@ -186,9 +188,10 @@ pub fn continuation_directive(goal: &Goal, level: u32, max_level: u32) -> String
         String::new()
     };
     format!(
-        "[goal-system] Do not stop: goal {} is still open ({}). 1) Call goal_system_status to reload the goal. 2) {next}. 3) Record progress and evidence with goal_system_update. 4) Close with goal_system_close only with evidence. {gate_line}{escalation}\n{}\n{}",
+        "[goal-system] Do not stop: goal {} is still open ({}). 1) Call goal_system_status to reload the goal. 2) {next}. 3) Record progress and evidence with goal_system_update. 4) Close with goal_system_close only with evidence. {gate_line}{escalation}\n{}\n{}\n{}",
         goal.id,
         goal.status_label(),
+        tool_facts(goal),
         frame(&core_lines(goal, 5)),
         tools_hint(goal)
     )
@@ -197,10 +200,55 @@ pub fn continuation_directive(goal: &Goal, level: u32, max_level: u32) -> String
 /// Why a completion claim (Copilot CLI's task_complete) is refused.
 pub fn completion_claim_denial(goal: &Goal, unmet: &[Unmet]) -> String {
     format!(
-        "[goal-system] task_complete refused: goal {} is still open and the completion gate fails. Fix every condition, record it with goal_system_update, then call goal_system_close with status complete (or status blocked with the exact reason), and only then task_complete.\nUnmet conditions:\n{}\n{}",
+        "[goal-system] task_complete refused: goal {} is still open and the completion gate fails. Fix every condition, record it with goal_system_update, then call goal_system_close with status complete (or status blocked with the exact reason), and only then task_complete.\nUnmet conditions:\n{}\n{}\n{}",
         goal.id,
         gate::describe(unmet),
+        tool_facts(goal),
         tools_hint(goal)
+    )
+}
+
+/// The facts the hooks recorded from tool calls, which the model cannot
+/// write itself: the last change and the last verification with its result,
+/// and what to run next. Commands are quoted: they are the model's text.
+pub fn tool_facts(goal: &Goal) -> String {
+    let h = &goal.tool_history;
+    let change = match &h.last_change {
+        Some(summary) if h.last_change_seq > 0 => {
+            format!("call #{} {}", h.last_change_seq, quote(summary))
+        }
+        _ => "none recorded".into(),
+    };
+    let verification = match &h.last_verification {
+        Some(v) => format!(
+            "call #{} {} {} at {}",
+            v.seq,
+            quote(&v.command),
+            if v.passed { "passed" } else { "FAILED" },
+            v.at
+        ),
+        None => "none recorded".into(),
+    };
+    let next = match gate::freshness(h) {
+        None if h.last_change_seq > 0 => {
+            "a passing verification covers the last change".to_string()
+        }
+        None => "the tool-backed condition is met".to_string(),
+        Some(need) => need,
+    };
+    format!(
+        "Tool-backed facts (recorded by the hooks): last change: {change}; last verification: {verification}. Evidence: {next}."
+    )
+}
+
+/// The answer to a refused close: every unmet condition, then the tool facts.
+pub fn close_refusal(goal: &Goal, unmet: &[Unmet]) -> String {
+    format!(
+        "Close refused: goal {} does not meet the completion gate. Unmet conditions ({}):\n{}\n{}",
+        goal.id,
+        unmet.len(),
+        gate::describe(unmet),
+        tool_facts(goal)
     )
 }
 
@@ -307,6 +355,36 @@ mod tests {
         let mut empty = g.clone();
         empty.remaining.clear();
         assert!(continuation_directive(&empty, 1, 3).contains("no remaining item"));
+    }
+
+    #[test]
+    fn status_and_refusals_show_the_tool_backed_facts() {
+        use crate::record::LastVerification;
+        let mut g = goal("ship");
+        let s = summary(&g);
+        assert!(
+            s.contains("last change: none recorded; last verification: none recorded"),
+            "{s}"
+        );
+        g.tool_history.last_change_seq = 4;
+        g.tool_history.last_change = Some("edit: src/a.rs".into());
+        g.tool_history.last_verification = Some(LastVerification {
+            seq: 5,
+            command: "npm test".into(),
+            passed: false,
+            at: "2026-11-01T00:00:00Z".into(),
+        });
+        let unmet = gate::check(&g);
+        for text in [
+            summary(&g),
+            close_refusal(&g, &unmet),
+            completion_claim_denial(&g, &unmet),
+            continuation_directive(&g, 1, 3),
+        ] {
+            assert!(text.contains("call #4 \"edit: src/a.rs\""), "{text}");
+            assert!(text.contains("call #5 \"npm test\" FAILED"), "{text}");
+            assert!(text.contains("fix the cause and run it again"), "{text}");
+        }
     }
 
     #[test]

@@ -137,6 +137,10 @@ pub enum ToolKind {
     /// Bookkeeping that neither acts nor inspects (task_complete, report_intent,
     /// todo lists): never counts toward drift, never counts as evidence.
     Meta,
+    /// Shell commands that do nothing for the work (`echo done`, `true`,
+    /// `sleep 1`): they count toward drift, since they are not progress, but
+    /// are never evidence.
+    Noop,
 }
 
 /// One persisted tool call (already redacted and truncated).
@@ -155,6 +159,10 @@ pub struct ToolEvent {
     /// "success", "failure", "denied" or empty when unknown.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub result: String,
+    /// For a verification: did it pass, as the host reported it (result type,
+    /// exit code, interruption, the runner's summary). Absent for other kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
     /// Which adapter recorded it ("cli-hook", "sdk", "vscode", "claude").
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
@@ -185,6 +193,28 @@ pub struct ToolHistory {
     /// Most recent entries, oldest first.
     #[serde(default)]
     pub recent: Vec<ToolEvent>,
+    /// `seq` of the last call that changed files (0: none yet). Survives the
+    /// window, so freshness holds however long the history grows.
+    #[serde(default)]
+    pub last_change_seq: u64,
+    /// Summary of that call (`edit: src/a.rs`), redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_change: Option<String>,
+    /// The last verification (test, build, lint, type check) and its result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_verification: Option<LastVerification>,
+}
+
+/// The small facts kept about the last verification: never its output.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct LastVerification {
+    /// Its `seq` in the tool history: fresh when greater than `lastChangeSeq`.
+    pub seq: u64,
+    /// The command (or tool summary), redacted and truncated.
+    pub command: String,
+    pub passed: bool,
+    pub at: String,
 }
 
 /// Optional budget and usage, after Codex's goals.

@@ -140,10 +140,14 @@ fn a_legacy_record_loads_with_its_resolutions_mapped_and_its_history_as_tool_act
     assert_eq!(h.seq, 4);
     assert_eq!(goal.drift(), 1);
     assert_eq!(h.recent.len(), 4);
-    assert!(
-        gate::check(&goal).iter().all(|u| u.field != "toolHistory"),
-        "the legacy tool calls are tool-backed evidence"
-    );
+    // Activity, not proof: the earlier system never recorded whether its test
+    // runs passed, so closing still needs a passing verification recorded here.
+    let tool_gate: Vec<_> = gate::check(&goal)
+        .into_iter()
+        .filter(|u| u.field == "toolHistory")
+        .collect();
+    assert_eq!(tool_gate.len(), 1, "{tool_gate:?}");
+    assert!(tool_gate[0].message.contains("verif"), "{}", tool_gate[0].message);
 
     // Its prompt fingerprint becomes the source; its history is kept as it was.
     let source = goal.source.as_ref().unwrap();

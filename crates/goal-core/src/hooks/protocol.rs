@@ -3,6 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::outcome::Report;
+
 /// The host whose protocol a hook speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
@@ -64,7 +66,8 @@ impl Event {
             "sessionstart" => Event::SessionStart,
             "userpromptsubmitted" | "userpromptsubmit" | "userprompt" => Event::UserPrompt,
             "pretooluse" => Event::PreToolUse,
-            "posttooluse" => Event::PostToolUse,
+            // Claude Code (and the Copilot SDK) report a failed call as its own event.
+            "posttooluse" | "posttoolusefailure" => Event::PostToolUse,
             "precompact" => Event::PreCompact,
             "subagentstart" => Event::SubagentStart,
             "subagentstop" => Event::SubagentStop,
@@ -124,7 +127,8 @@ pub struct Payload {
     pub session_id: String,
     pub cwd: String,
     pub calls: Vec<ToolCall>,
-    pub result_type: String,
+    /// What the host reported after the call(s) (post-tool events only).
+    pub report: Report,
     pub prompt: Option<String>,
     pub trigger: String,
     pub subagent: bool,
@@ -175,23 +179,7 @@ pub fn read_payload(value: &Value) -> Payload {
             ),
         });
     }
-    let result_type = obj
-        .get("toolResult")
-        .and_then(|r| r.get("resultType"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| {
-            obj.get("tool_response").map(|r| {
-                if r.get("interrupted").and_then(Value::as_bool) == Some(true)
-                    || r.get("is_error").and_then(Value::as_bool) == Some(true)
-                {
-                    "failure".to_string()
-                } else {
-                    "success".to_string()
-                }
-            })
-        })
-        .unwrap_or_default();
+    let report = read_report(obj);
     let subagent = looks_like_subagent(value, None);
     Payload {
         session_id: str_field(obj, &["sessionId", "session_id"])
@@ -210,7 +198,7 @@ pub fn read_payload(value: &Value) -> Payload {
         .unwrap_or("")
         .to_string(),
         calls,
-        result_type,
+        report,
         prompt: str_field(
             obj,
             &["prompt", "initialPrompt", "initial_prompt", "userPrompt"],
@@ -220,6 +208,87 @@ pub fn read_payload(value: &Value) -> Payload {
             .unwrap_or("")
             .to_string(),
         subagent,
+    }
+}
+
+/// Output kept for judging a verification: the end of it, where runners
+/// print their summaries and hosts their exit line.
+const REPORT_TAIL: usize = 256 * 1024;
+
+/// What the host says about a finished call, for every host's shape:
+/// Copilot CLI `toolResult {resultType, textResultForLlm}`, Claude Code
+/// `tool_response` (Bash: `{stdout, stderr, interrupted, ...}`; MCP: a content
+/// array) or a failure event's `error` and `is_interrupt`, VS Code
+/// `tool_response` (text or object).
+fn read_report(obj: &Map<String, Value>) -> Report {
+    let response = ["toolResult", "tool_result", "tool_response", "toolResponse"]
+        .iter()
+        .find_map(|k| obj.get(*k));
+    let error = str_field(obj, &["error", "errorMessage"]);
+    let event = str_field(obj, &["hook_event_name", "hookEventName"]).unwrap_or("");
+    let mut report = Report::default();
+    if let Some(r) = response {
+        report.text = text_of(r);
+        if let Some(o) = r.as_object() {
+            report.result_type = str_field(o, &["resultType", "result_type", "status"])
+                .unwrap_or("")
+                .to_string();
+            report.exit_code = ["exitCode", "exit_code", "returnCode", "return_code", "code"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_i64));
+            report.interrupted = flag(o, &["interrupted", "is_interrupt", "isInterrupt"]);
+            if flag(o, &["is_error", "isError"]) {
+                report.result_type = "failure".into();
+            }
+        }
+        if report.result_type.is_empty() {
+            report.result_type = "success".into();
+        }
+    }
+    if error.is_some() || event.to_ascii_lowercase().ends_with("failure") {
+        report.result_type = "failure".into();
+        if let Some(e) = error {
+            report.text = format!("{}\n{e}", report.text).trim().to_string();
+        }
+    }
+    report.interrupted |= flag(obj, &["is_interrupt", "isInterrupt", "interrupted"]);
+    if report.text.len() > REPORT_TAIL {
+        let mut cut = report.text.len() - REPORT_TAIL;
+        while !report.text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        report.text = report.text[cut..].to_string();
+    }
+    report
+}
+
+fn flag(obj: &Map<String, Value>, keys: &[&str]) -> bool {
+    keys.iter()
+        .any(|k| obj.get(*k).and_then(Value::as_bool) == Some(true))
+}
+
+/// The text of a tool result, whatever its shape.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join("\n"),
+        Value::Object(o) => [
+            "textResultForLlm",
+            "stdout",
+            "stderr",
+            "output",
+            "text",
+            "content",
+            "result",
+            "error",
+        ]
+        .iter()
+        .filter_map(|k| o.get(*k))
+        .map(text_of)
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n"),
+        _ => String::new(),
     }
 }
 
@@ -369,6 +438,92 @@ mod tests {
         ));
         assert!(is_stop_payload(&json!({"finish_reason": "stop"})));
         assert!(!is_stop_payload(&json!({"prompt": "hi"})));
+    }
+
+    #[test]
+    fn post_tool_reports_of_every_host_are_read_and_judged() {
+        use crate::outcome::judge;
+        let claude = |response: Value| {
+            json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": "npm test"}, "tool_response": response})
+        };
+        let table: &[(&str, Value, bool)] = &[
+            // Copilot CLI 1.0.102, as seen in the real host.
+            (
+                "copilot pass",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "toolResult": {"resultType": "success", "textResultForLlm": "1 passing\n<shellId: 0 completed with exit code 0>"}}),
+                true,
+            ),
+            (
+                "copilot exit 1",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "toolResult": {"resultType": "success", "textResultForLlm": "boom\n<shellId: 0 completed with exit code 1>"}}),
+                false,
+            ),
+            (
+                "copilot failure",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "toolResult": {"resultType": "failure", "textResultForLlm": "denied"}}),
+                false,
+            ),
+            (
+                "copilot sdk failure event",
+                json!({"sessionId": "s", "cwd": "/w", "toolName": "bash", "toolArgs": {"command": "npm test"},
+                "error": "Command failed"}),
+                false,
+            ),
+            // Claude Code: exit 0 reaches PostToolUse; other exits PostToolUseFailure.
+            (
+                "claude pass",
+                claude(
+                    json!({"stdout": "ok 1 - greets\n# pass 1\n# fail 0", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false}),
+                ),
+                true,
+            ),
+            (
+                "claude summary",
+                claude(json!({"stdout": "3 failed, 1 passed", "stderr": "", "interrupted": false})),
+                false,
+            ),
+            (
+                "claude interrupted",
+                claude(json!({"stdout": "", "stderr": "", "interrupted": true})),
+                false,
+            ),
+            (
+                "claude failure event",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+                "tool_input": {"command": "npm test"}, "error": "Exit code 1\nnpm ERR! Test failed.", "is_interrupt": false}),
+                false,
+            ),
+            (
+                "claude mcp content",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "mcp__x__run",
+                "tool_input": {}, "tool_response": [{"type": "text", "text": "Tests: 1 failed, 2 passed"}]}),
+                false,
+            ),
+            // VS Code: a text or an object.
+            (
+                "vscode text",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "run_in_terminal",
+                "tool_input": {"command": "npm test"}, "tool_response": "Tests: 4 passed, 4 total"}),
+                true,
+            ),
+            (
+                "vscode exit",
+                json!({"session_id": "s", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "run_in_terminal",
+                "tool_input": {"command": "npm test"}, "tool_response": {"output": "x", "exitCode": 2}}),
+                false,
+            ),
+        ];
+        for (name, payload, passes) in table {
+            let p = read_payload(payload);
+            assert_eq!(p.calls.len(), 1, "{name}");
+            assert_eq!(judge(&p.report).is_ok(), *passes, "{name}: {:?}", p.report);
+        }
+        assert_eq!(Event::parse("PostToolUseFailure"), Event::PostToolUse);
+        assert_eq!(Event::parse("postToolUseFailure"), Event::PostToolUse);
     }
 
     #[test]

@@ -126,7 +126,7 @@ pub(super) fn on_post_tool(
         store,
         caller,
         &payload.calls,
-        &payload.result_type,
+        &payload.report,
         host.source(),
     )?;
     note_warnings(warnings);

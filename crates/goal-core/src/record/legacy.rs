@@ -311,7 +311,7 @@ fn tool_history(history: &[Value]) -> ToolHistory {
             ToolKind::Action => out.actions += 1,
             ToolKind::Verification => out.verifications += 1,
             ToolKind::Delegation => out.delegations += 1,
-            ToolKind::Other => {}
+            ToolKind::Other | ToolKind::Noop => {}
         }
         out.seq += 1;
         let at = entry
@@ -332,6 +332,7 @@ fn tool_history(history: &[Value]) -> ToolHistory {
             result: String::new(),
             source: "legacy".into(),
             key: String::new(),
+            passed: None,
         });
     }
     if out.recent.len() > RECENT_WINDOW {

@@ -1,0 +1,224 @@
+//! Did a verification pass? Read from what the host reports after the call:
+//! its result type, the exit code (a field, or the line the host appends to
+//! the output), an interruption, and the runner's own summary in the output.
+//! Only the verdict is kept; the output never reaches the record.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What a host reported about one finished call, in neutral terms.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// `success`, `failure`, ... as the host says it; empty when it says nothing.
+    pub result_type: String,
+    /// The output the model saw (stdout and stderr, or the tool's text).
+    pub text: String,
+    /// An exit code the host gave as a field.
+    pub exit_code: Option<i64>,
+    /// The user or the host interrupted the call.
+    pub interrupted: bool,
+}
+
+impl Report {
+    /// A report that says only the result type.
+    pub fn of(result_type: &str) -> Report {
+        Report {
+            result_type: result_type.to_string(),
+            ..Report::default()
+        }
+    }
+}
+
+/// `Ok(())` when the verification passed, else why it failed, in a few words.
+pub fn judge(report: &Report) -> Result<(), String> {
+    if report.interrupted {
+        return Err("interrupted".into());
+    }
+    let kind = report.result_type.trim().to_ascii_lowercase();
+    if matches!(
+        kind.as_str(),
+        "failure"
+            | "failed"
+            | "error"
+            | "rejected"
+            | "denied"
+            | "timeout"
+            | "cancelled"
+            | "canceled"
+            | "interrupted"
+    ) {
+        return Err(format!("the host reported {kind}"));
+    }
+    let code = report.exit_code.or_else(|| exit_code_in(&report.text));
+    if let Some(code) = code.filter(|c| *c != 0) {
+        return Err(format!("exit code {code}"));
+    }
+    if let Some(summary) = failure_summary(&report.text) {
+        return Err(summary);
+    }
+    Ok(())
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("valid pattern"))
+}
+
+/// The exit code the closing lines of the output state: Copilot CLI appends
+/// `<shellId: 0 completed with exit code 1>`, Claude Code's failure reads
+/// `Exit code 1`, VS Code's terminal `exited with code 1`, Go `exit status 1`.
+/// Only the last two lines are read, so a test named "exits with exit code 1"
+/// in the middle of a passing run is not taken for the host's verdict.
+pub fn exit_code_in(text: &str) -> Option<i64> {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    let pattern = re(
+        &CELL,
+        r"(?i)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
+    );
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(2)..].join("\n");
+    pattern
+        .captures_iter(&tail)
+        .last()
+        .and_then(|c| c[1].parse().ok())
+}
+
+/// A runner's summary that says something failed, quoted briefly.
+pub fn failure_summary(text: &str) -> Option<String> {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    let pattern = re(
+        &CELL,
+        concat!(
+            // "3 failed", "1 failing", "2 failures", "Tests: 1 failed", "Found 3 errors"
+            r"(?i:\b[1-9]\d*\s+(?:tests?\s+)?(?:failed|failing|failures?|errors?)\b)",
+            // dotnet "Failed: 1"
+            r"|(?i:\bfailed:\s*[1-9]\d*)",
+            // cargo "test result: FAILED", pytest "FAILED tests/x.py", unittest "FAILED (failures=1)"
+            r"|\bFAILED\b|\bBUILD FAILURE\b",
+            // go "--- FAIL:" and "FAIL pkg", jest "FAIL src/a.test.js"
+            r"|(?m:^\s*(?:---\s+)?FAIL\b)",
+            // node:test "# fail 2" (TAP) or "ℹ fail 2"
+            r"|(?m:^\s*(?:#|ℹ)\s*fail\s+[1-9]\d*)",
+            // TAP "not ok 3 - ..."
+            r"|(?m:^\s*not ok\b)",
+            r"|npm ERR!|ERR_PNPM_\w+|error Command failed|\bELIFECYCLE\b",
+            // rustc and make
+            r"|error\[E\d+\]|error: could not compile|(?m:^make(?:\[\d+\])?: \*\*\*)",
+            r"|(?i:command not found)",
+        ),
+    );
+    // A passing test's own line ("✓ reports 2 errors") is not a summary.
+    let passed_line = |line: &str| {
+        let t = line.trim_start();
+        ["✓", "✔", "√", "ok ", "PASS", "[PASS]"]
+            .iter()
+            .any(|p| t.starts_with(p))
+            || t.trim_end().ends_with("... ok")
+    };
+    text.lines()
+        .filter(|line| !passed_line(line))
+        .find_map(|line| pattern.find(line))
+        .map(|m| {
+            format!(
+                "the output says {:?}",
+                crate::redact::truncate(m.as_str().trim(), 40)
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(t: &str) -> Report {
+        Report {
+            result_type: "success".into(),
+            text: t.into(),
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn the_host_result_type_and_interruption_decide_first() {
+        assert!(judge(&Report::of("success")).is_ok());
+        assert!(judge(&Report::of("")).is_ok(), "no word is no failure");
+        assert!(judge(&Report::of("failure")).is_err());
+        assert!(judge(&Report::of("rejected")).is_err());
+        let stopped = Report {
+            interrupted: true,
+            ..Report::of("success")
+        };
+        assert_eq!(judge(&stopped), Err("interrupted".into()));
+    }
+
+    #[test]
+    fn exit_codes_come_from_fields_or_the_hosts_closing_line() {
+        let field = Report {
+            exit_code: Some(2),
+            ..Report::of("success")
+        };
+        assert_eq!(judge(&field), Err("exit code 2".into()));
+        for (out, code) in [
+            ("ok\n<shellId: 0 completed with exit code 0>", Some(0)),
+            ("boom\n<shellId: 3 completed with exit code 1>", Some(1)),
+            ("Exit code 101\nerror: test failed", Some(101)),
+            ("Command exited with code 2", Some(2)),
+            ("FAIL\nexit status 1", Some(1)),
+            ("all good", None),
+        ] {
+            assert_eq!(exit_code_in(out), code, "{out}");
+        }
+        // The host's closing line decides, not a mention earlier in the output.
+        assert_eq!(
+            exit_code_in("test prints exit code 3\n<exited with exit code 0>"),
+            Some(0)
+        );
+        assert_eq!(
+            exit_code_in("ok 1 - exits with exit code 1 on bad input\nok 2 - greets\n# fail 0"),
+            None
+        );
+    }
+
+    #[test]
+    fn runner_summaries_that_report_failures_fail() {
+        for out in [
+            "===== 3 failed, 10 passed in 1.2s =====",
+            "Tests:       1 failed, 4 passed, 5 total",
+            "test result: FAILED. 4 passed; 1 failed; 0 ignored",
+            "  2 passing (5ms)\n  1 failing",
+            "# tests 4\n# pass 3\n# fail 1",
+            "ℹ tests 4\nℹ pass 3\nℹ fail 1",
+            "not ok 2 - greets twice",
+            "npm ERR! Test failed.  See above for more details.",
+            "--- FAIL: TestGreet (0.00s)\nFAIL\texample.com/greet\t0.01s",
+            "Found 3 errors in 2 files.",
+            "error[E0308]: mismatched types",
+            "make: *** [Makefile:3: test] Error 1",
+            "FAILED (failures=1)",
+            "Failed!  - Failed:     1, Passed:     9",
+            "bash: pytest: command not found",
+        ] {
+            assert!(judge(&text(out)).is_err(), "{out}");
+        }
+    }
+
+    #[test]
+    fn passing_summaries_pass() {
+        for out in [
+            "===== 10 passed in 1.2s =====",
+            "test result: ok. 5 passed; 0 failed; 0 ignored",
+            "Tests:       5 passed, 5 total",
+            "# tests 4\n# pass 4\n# fail 0",
+            "ℹ fail 0",
+            "ok  \texample.com/greet\t0.01s",
+            "Found 0 errors.",
+            "hello\nhello\n<shellId: 0 completed with exit code 0>",
+            "the latest build of tests/failed_login.rs is fine",
+            "  ✓ reports 2 errors for bad input (3 ms)\nTests: 4 passed, 4 total",
+            "ok 3 - prints FAILED when the input is empty\n# fail 0",
+            "test parser::counts_2_errors ... ok\ntest result: ok. 1 passed; 0 failed",
+        ] {
+            assert!(judge(&text(out)).is_ok(), "{out}");
+        }
+    }
+}
