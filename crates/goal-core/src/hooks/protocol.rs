@@ -128,6 +128,10 @@ pub struct Payload {
     pub prompt: Option<String>,
     pub trigger: String,
     pub subagent: bool,
+    /// The host's transcript file (Claude Code's `transcript_path`).
+    pub transcript_path: String,
+    /// Why the agent stopped (Copilot CLI's `stopReason`), when given.
+    pub stop_reason: String,
 }
 
 fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
@@ -220,7 +224,45 @@ pub fn read_payload(value: &Value) -> Payload {
             .unwrap_or("")
             .to_string(),
         subagent,
+        transcript_path: str_field(obj, &["transcript_path", "transcriptPath"])
+            .unwrap_or("")
+            .to_string(),
+        stop_reason: str_field(
+            obj,
+            &[
+                "stopReason",
+                "stop_reason",
+                "finishReason",
+                "finish_reason",
+                "terminationReason",
+                "termination_reason",
+            ],
+        )
+        .unwrap_or("")
+        .to_string(),
     }
+}
+
+/// Stop reasons meaning the user interrupted or aborted the turn. Copilot CLI
+/// ends a normal turn with `end_turn`; an interrupted one names the abort.
+/// Claude Code runs no Stop hook on a user interrupt, so nothing to read there.
+const INTERRUPT_REASONS: [&str; 10] = [
+    "user_abort",
+    "user_aborted",
+    "user_interrupt",
+    "user_cancelled",
+    "interrupted",
+    "interrupt",
+    "cancelled",
+    "canceled",
+    "aborted",
+    "abort",
+];
+
+/// Does this stop reason say the user interrupted?
+pub fn is_interrupt(reason: &str) -> bool {
+    let key = reason.trim().to_ascii_lowercase().replace('-', "_");
+    INTERRUPT_REASONS.contains(&key.as_str())
 }
 
 /// Does a hook payload or a tool invocation come from a subagent? Claude Code
