@@ -285,10 +285,10 @@ fn reason_label(goal: &Goal) -> &'static str {
     }
 }
 
-fn of_budget(used: u64, budget: Option<u64>) -> String {
+fn of_budget(used: u64, budget: Option<u64>, unit: &str) -> String {
     match budget {
-        Some(b) => format!("{used} of {b}"),
-        None => format!("{used} (no budget)"),
+        Some(b) => format!("{used}{unit} of {b}{unit}"),
+        None => format!("{used}{unit} (no budget)"),
     }
 }
 
@@ -296,9 +296,9 @@ fn of_budget(used: u64, budget: Option<u64>) -> String {
 pub fn usage_line(goal: &Goal) -> String {
     let b = &goal.budget;
     format!(
-        "Usage: tokens {}; time {} s; tool calls {}; turns {}",
-        of_budget(b.tokens_used, b.token_budget),
-        of_budget(b.time_used_ms / 1000, b.time_budget_seconds),
+        "Usage: tokens {}; time {}; tool calls {}; turns {}",
+        of_budget(b.tokens_used, b.token_budget, ""),
+        of_budget(b.time_used_ms / 1000, b.time_budget_seconds, " s"),
         b.tool_calls,
         b.turns
     )
