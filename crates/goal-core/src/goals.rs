@@ -821,6 +821,9 @@ pub struct UsageReport {
     pub source: Option<crate::usage::Source>,
     /// Model turns ended by this event (a stop is one).
     pub turns: u64,
+    /// A user prompt: a source the goal has not met yet starts at its present
+    /// end instead of counting the session's earlier usage.
+    pub baseline: bool,
 }
 
 /// What accounting did.
@@ -849,9 +852,13 @@ pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Re
             }
             let before = (goal.budget.clone(), goal.completion_status);
             if let Some(source) = &report.source {
-                let mark = goal.budget.usage_sources.entry(source.key()).or_default();
-                let added = source.count(mark);
-                goal.budget.tokens_used += added;
+                let key = source.key();
+                if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
+                    goal.budget.usage_sources.insert(key, source.baseline());
+                } else {
+                    let mark = goal.budget.usage_sources.entry(key).or_default();
+                    goal.budget.tokens_used += source.count(mark);
+                }
             }
             goal.budget.turns += report.turns;
             settle_budget(&mut goal, now);
@@ -1291,6 +1298,7 @@ mod budget_tests {
                 total: n,
             }),
             turns: 0,
+            baseline: false,
         }
     }
 
@@ -1405,6 +1413,7 @@ mod budget_tests {
                     let report = UsageReport {
                         source: Some(Source::Transcript(path.clone())),
                         turns: 1,
+                        baseline: false,
                     };
                     account_usage(&s, &agent(), &report).unwrap();
                 });
@@ -1528,5 +1537,31 @@ mod budget_tests {
         tick_time(&mut g, 60_000);
         assert_eq!(g.budget.time_used_ms, 8_000);
         assert!(g.budget.active_since_ms.is_none());
+    }
+
+    #[test]
+    fn usage_before_the_goal_began_is_not_the_goals() {
+        let (s, dir) = setup();
+        let path = transcript(&dir, 5);
+        let prompt = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "UserPromptSubmit", "transcript_path": path, "prompt": "/goal ship it"});
+        run_with(
+            Host::Claude,
+            "UserPromptSubmit",
+            &prompt.to_string(),
+            Ok(config(&dir)),
+        );
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(
+            file,
+            "{}",
+            json!({"type": "assistant", "message": {"id": "after", "usage": {"input_tokens": 42}}})
+        )
+        .unwrap();
+        claude_stop(&dir, &path);
+        assert_eq!(goal_now(&s).budget.tokens_used, 42);
+        std::fs::remove_dir_all(dir).ok();
     }
 }

@@ -40,6 +40,21 @@ impl Source {
         }
     }
 
+    /// A mark at the source's present end: what the host used before the
+    /// goal began is not the goal's.
+    pub fn baseline(&self) -> UsageMark {
+        match self {
+            Source::Transcript(path) => UsageMark {
+                offset: std::fs::metadata(path).map_or(0, |m| m.len()),
+                ..UsageMark::default()
+            },
+            Source::RunningTotal { total, .. } => UsageMark {
+                total: *total,
+                ..UsageMark::default()
+            },
+        }
+    }
+
     /// Tokens not yet counted, advancing `mark` past them.
     pub fn count(&self, mark: &mut UsageMark) -> u64 {
         match self {

@@ -181,6 +181,10 @@ pub fn decide(
         Event::PreCompact => compact::on_pre_compact(store, &caller, &payload),
         _ => Ok((Decision::default(), None)),
     };
+    if matches!(event, Event::SessionStart | Event::UserPrompt) {
+        // A goal opened (or first met) here starts counting from now.
+        account_with(store, host, &caller, &payload, 0, true);
+    }
     let warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
     for warning in &warnings {
         store.record_fault("store", warning);
@@ -242,9 +246,21 @@ pub(super) fn account(
     payload: &Payload,
     turns: u64,
 ) -> crate::goals::Accounted {
+    account_with(store, host, caller, payload, turns, false)
+}
+
+fn account_with(
+    store: &Store,
+    host: Host,
+    caller: &Caller,
+    payload: &Payload,
+    turns: u64,
+    baseline: bool,
+) -> crate::goals::Accounted {
     let report = crate::goals::UsageReport {
         source: usage_source(store, host, payload),
         turns,
+        baseline,
     };
     match crate::goals::account_usage(store, caller, &report) {
         Ok(accounted) => accounted,
