@@ -441,4 +441,20 @@ mod tests {
                 .unwrap();
         assert_eq!(cl["hookSpecificOutput"]["permissionDecision"], "deny");
     }
+
+    #[test]
+    fn an_aborted_turn_is_an_interrupt_and_a_finished_one_is_not() {
+        for reason in [
+            "user_abort",
+            "Interrupted",
+            "canceled",
+            "user-cancelled",
+            "aborted",
+        ] {
+            assert!(is_interrupt(reason), "{reason}");
+        }
+        for reason in ["end_turn", "max_tokens", "", "tool_use"] {
+            assert!(!is_interrupt(reason), "{reason}");
+        }
+    }
 }
