@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,6 +177,39 @@ test('Stop: top-level block while open, through once closed', () => {
   assert.equal(after.decision, undefined);
   assert.equal(readGoal(s).completionStatus, 'blocked');
   assert.ok(readGoal(s).closedAt);
+});
+
+test('usage: the transcript\'s tokens are counted once; a crossed budget steers once, then the stop goes through', () => {
+  const s = 'cl-budget';
+  const transcript = common(s).transcript_path;
+  mkdirSync(join(transcript, '..'), { recursive: true });
+  // As Claude Code writes it: one assistant message over several lines, same message.id.
+  const message = (id, input, output) => {
+    const line = { type: 'assistant', requestId: `req_${id}`, message: { id, role: 'assistant', usage: { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } };
+    appendFileSync(transcript, `${JSON.stringify(line)}\n${JSON.stringify(line)}\n`);
+  };
+  hook(userPrompt(s, '/goal budget objective'));
+  addon.updateGoalSync({ sessionId: s, cwd, stateRoot, role: 'user' }, { tokenBudget: 250 });
+  addon.updateGoalSync({ sessionId: s, cwd, stateRoot }, { status: 'active', remaining: ['write the test'] });
+  message('msg_1', 90, 10);
+  bash(s, 'ls');
+  assert.equal(readGoal(s).budget.tokensUsed, 100);
+  assert.equal(hook(stop(s, false)).out.decision, 'block', 'under budget the stop is held');
+  assert.equal(readGoal(s).budget.tokensUsed, 100, 're-reading the transcript counts nothing twice');
+
+  message('msg_2', 150, 50);
+  const crossed = hook(stop(s, true)).out;
+  assert.equal(crossed.decision, 'block');
+  assert.match(crossed.reason, /budget/);
+  assert.match(crossed.reason, /wrap up/);
+  assert.equal(readGoal(s).completionStatus, 'budget_limited');
+
+  message('msg_3', 40, 10);
+  const after = hook(stop(s, true)).out;
+  assert.equal(after.decision, undefined, 'after the one steer, stops go through');
+  const goal = readGoal(s);
+  assert.equal(goal.budget.tokensUsed, 350, 'usage after the limit still accrues');
+  assert.equal(goal.budget.turns, 3);
 });
 
 test('loop guard: stops with no tool call between them are let through; goal blocked, resumable', () => {

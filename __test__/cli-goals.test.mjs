@@ -78,6 +78,8 @@ describe('list', () => {
       closedAt: null,
       remaining: ['error messages', 'docs'],
       blockers: [],
+      statusReason: null,
+      budget: { tokenBudget: null, tokensUsed: 0, timeBudgetSeconds: null, timeUsedSeconds: 0, toolCalls: 0, turns: 0 },
       unmet: a.unmet,
     })
     assert.ok(la.unmet.includes('remaining') && la.unmet.includes('validationProof'))
@@ -88,12 +90,12 @@ describe('list', () => {
     assert.deepEqual(bySession.map((g) => g.id), [a.goal.id])
   })
 
-  test('table: id, session, status, updated, remaining count, unmet conditions, cwd', () => {
+  test('table: id, session, status, updated, remaining count, tokens, unmet conditions, cwd', () => {
     const { a, b } = seed()
     const r = run(['list'])
     assert.equal(r.code, 0, r.err)
     const [head, ...rows] = r.out.trimEnd().split('\n')
-    assert.match(head, /^ID\s+SESSION\s+STATUS\s+UPDATED\s+REMAINING\s+UNMET\s+CWD$/)
+    assert.match(head, /^ID\s+SESSION\s+STATUS\s+UPDATED\s+REMAINING\s+TOKENS\s+UNMET\s+CWD$/)
     assert.equal(rows.length, 2)
     const rowA = rows.find((l) => l.startsWith(a.goal.id))
     const cells = rowA.split(/\s{2,}/)
@@ -101,8 +103,9 @@ describe('list', () => {
     assert.equal(cells[2], 'active')
     assert.match(cells[3], /^\d{4}-\d\d-\d\d \d\d:\d\dZ$/)
     assert.equal(cells[4], '2')
-    assert.ok(cells[5].startsWith(a.unmet.join(',').slice(0, 40)), cells[5])
-    assert.equal(cells[6], t.projA)
+    assert.equal(cells[5], '0')
+    assert.ok(cells[6].startsWith(a.unmet.join(',').slice(0, 40)), cells[6])
+    assert.equal(cells[7], t.projA)
     assert.ok(rows.some((l) => l.startsWith(b.goal.id) && l.endsWith(t.projB)))
 
     // --open drops closed goals; `status` without a session is the list.
@@ -284,6 +287,32 @@ describe('open, update, close', () => {
     assert.match(again.out, /GOAL_EXISTS/)
     assert.equal(runInTerminal(['open', '--session', 's-open', '--objective', 'Something else', '--replace'], { cwd: t.projB }).code, 0)
     assert.equal(find('s-open').goal.objective, 'Something else')
+  })
+
+  test('budget is the user\'s: set in the terminal, refused when piped, shown by status and list', () => {
+    const { a } = seed()
+    const piped = run(['budget', '--session', 'sess-a', '--tokens', '900000'])
+    assert.equal(piped.code, 1, piped.err)
+    assert.match(piped.err, /FORBIDDEN/)
+    assert.equal(run(['budget', '--session', 'sess-a', '--tokens', 'lots']).code, 2)
+    const r = runInTerminal(['budget', '--session', 'sess-a', '--tokens', '0', '--minutes', '30'])
+    assert.equal(r.code, 0, r.out)
+    const g = find('sess-a').goal
+    assert.equal(g.budget.tokenBudget, 0)
+    assert.equal(g.budget.timeBudgetSeconds, 1800)
+    assert.equal(g.completionStatus, 'budget_limited', 'a budget of 0 limits at once')
+    const shown = run(['show', 'sess-a'])
+    assert.match(shown.out, /Usage: tokens 0 of 0; time 0 s of 1800 s/)
+    assert.match(shown.out, /Why budget-limited: token budget reached/)
+    const listed = JSON.parse(run(['list', '--json']).out).find((l) => l.id === a.goal.id)
+    assert.equal(listed.budget.tokenBudget, 0)
+    assert.equal(listed.status, 'budget_limited')
+    // update and close take the expected goal id, as the tools do.
+    const stale = run(['update', '--session', 'sess-a', '--done', 'x', '--expected-goal-id', 'goal-000000000000'])
+    assert.notEqual(stale.code, 0)
+    const closed = run(['close', '--session', 'sess-a', '--status', 'blocked', '--reason', 'the budget ran out', '--expected-goal-id', a.goal.id])
+    assert.equal(closed.code, 0, closed.err)
+    assert.match(closed.out, /tokens used: 0 of 0; time used: \d+ s of 1800 s/)
   })
 
   test('usage and state errors: exit 2 and 3', () => {

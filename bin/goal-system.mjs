@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The goal-system command: install/uninstall/doctor for the hosts, and
-// list/status/show/open/update/close for goals. Each command loads only what it
+// list/status/show/open/update/close/budget for goals. Each command loads only what it
 // needs (the addon only for goal commands and doctor). See `goal-system --help`.
 import { readFileSync } from 'node:fs'
 
-const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close']
+const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'budget']
 
 const io = {
   out: (text) => process.stdout.write(text + '\n'),
@@ -33,7 +33,7 @@ async function main(argv) {
   }
   if (cmd === 'doctor') return doctor(rest, help.DOCTOR_HELP)
   const { runGoalCommand } = await import('../lib/goals-cli.mjs')
-  const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP }
+  const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP, budget: help.BUDGET_HELP }
   return runGoalCommand(cmd, rest, io, helpText[cmd])
 }
 

@@ -30,6 +30,7 @@ Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-sys
   open         open a goal for a session (when the goal tools are not loaded)
   update       record progress and evidence
   close        close as complete (through the completion gate), blocked or cancelled
+  budget       set or remove the goal's token and time budgets (the user's own terminal)
 
 Options:
   -h, --help   this help; goal-system <command> --help for a command's options
@@ -191,6 +192,7 @@ Record progress and evidence, as goal_system_update does, e.g.
 
   --status S         active, draft or blocked (resumable; give --reason)
   --reason TEXT      the status reason
+  --expected-goal-id ID  refuse unless the session's goal is still ID
 
 ${FIELD_HELP}
 
@@ -203,8 +205,29 @@ export const CLOSE_HELP = `Usage: goal-system close [--status complete|blocked|c
 Close the goal, as goal_system_close does. complete (the default) passes only through
 the completion gate: a refused close prints every unmet condition and exits 1
 (evidence given with it is still recorded). blocked and cancelled need --reason.
+The summary reports the final usage ("tokens used: N of M; time used: S s").
+
+  --expected-goal-id ID  refuse unless the session's goal is still ID
 
 ${FIELD_HELP}
+
+${SESSION_HELP}
+
+${EXIT_CODES}`
+
+export const BUDGET_HELP = `Usage: goal-system budget [--tokens N] [--minutes M] [--off] [--session ID] [--cwd DIR]
+
+Set the goal's budgets, as /goal budget does in a session. Only the user sets or raises
+a budget: run it in your own terminal (the model's shell is refused). Crossing a budget
+moves the goal to budget_limited: the model is told once to record what was done and
+what remains and to close; its stops are no longer held.
+  goal-system budget --tokens 200000 --minutes 30
+  goal-system budget --off
+
+  --tokens N         token budget (whole number; 0 limits at once)
+  --minutes M        wall-time budget while the goal is active
+  --off              remove both budgets
+  --expected-goal-id ID  refuse unless the session's goal is still ID
 
 ${SESSION_HELP}
 

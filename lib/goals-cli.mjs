@@ -68,12 +68,20 @@ export const GOAL_COMMAND_OPTIONS = {
   status: { ...COMMON, open: { type: 'boolean' } },
   show: COMMON,
   open: { ...WRITE_OPTIONS, objective: { type: 'string' }, draft: { type: 'boolean' }, replace: { type: 'boolean' } },
-  update: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' } },
-  close: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' } },
+  update: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' }, 'expected-goal-id': { type: 'string' } },
+  close: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' }, 'expected-goal-id': { type: 'string' } },
+  budget: {
+    session: { type: 'string' },
+    cwd: { type: 'string' },
+    tokens: { type: 'string' },
+    minutes: { type: 'string' },
+    off: { type: 'boolean' },
+    'expected-goal-id': { type: 'string' },
+  },
 }
 
 export function runGoalCommand(cmd, argv, io, help) {
-  const opts = parseOptions(argv, GOAL_COMMAND_OPTIONS[cmd], { positionals: ['list', 'update', 'close', 'open'].includes(cmd) ? 0 : 1 })
+  const opts = parseOptions(argv, GOAL_COMMAND_OPTIONS[cmd], { positionals: ['list', 'update', 'close', 'open', 'budget'].includes(cmd) ? 0 : 1 })
   if (opts.help) {
     io.out(help)
     return EXIT.OK
@@ -124,8 +132,27 @@ function listingJson(l) {
     closedAt: g.closedAt ?? null,
     remaining: g.remaining ?? [],
     blockers: g.blockers ?? [],
+    statusReason: g.statusReason ?? null,
+    budget: usageJson(g.budget),
     unmet: l.unmet,
   }
+}
+
+/** Budgets and usage as the command shows them (the record's own fields). */
+function usageJson(b = {}) {
+  return {
+    tokenBudget: b.tokenBudget ?? null,
+    tokensUsed: b.tokensUsed ?? 0,
+    timeBudgetSeconds: b.timeBudgetSeconds ?? null,
+    timeUsedSeconds: Math.floor((b.timeUsedMs ?? 0) / 1000),
+    toolCalls: b.toolCalls ?? 0,
+    turns: b.turns ?? 0,
+  }
+}
+
+/** `used/budget` tokens for the table. */
+function tokensCell(b = {}) {
+  return `${b.tokensUsed ?? 0}${b.tokenBudget != null ? `/${b.tokenBudget}` : ''}`
 }
 
 const shortTime = (iso) => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z') : '-')
@@ -134,15 +161,16 @@ function clip(text, max) {
   return text.length > max ? text.slice(0, max - 1) + '…' : text
 }
 
-/** A plain-text table: id, session, status, updated, remaining count, unmet conditions, cwd. */
+/** A plain-text table: id, session, status, updated, remaining count, tokens used/budget, unmet conditions, cwd. */
 export function table(listings) {
-  const head = ['ID', 'SESSION', 'STATUS', 'UPDATED', 'REMAINING', 'UNMET', 'CWD']
+  const head = ['ID', 'SESSION', 'STATUS', 'UPDATED', 'REMAINING', 'TOKENS', 'UNMET', 'CWD']
   const rows = listings.map((l) => [
     l.goal.id,
     clip(l.goal.sessionId, 40),
     l.status,
     shortTime(l.goal.updatedAt),
     String((l.goal.remaining ?? []).length),
+    tokensCell(l.goal.budget),
     clip(l.unmet.length ? l.unmet.join(',') : '-', 60),
     l.goal.cwd,
   ])
@@ -245,16 +273,37 @@ export function buildRequest(cmd, opts, readStdin = () => fs.readFileSync(0, 'ut
     if (opts.draft) request.status = 'draft'
     if (opts.replace) request.replace = true
     if (!request.objective) throw usageError('goal-system open: needs --objective TEXT')
+  } else if (cmd === 'budget') {
+    Object.assign(request, budgetRequest(opts))
   } else {
     if (opts.status !== undefined) request.status = opts.status
     if (opts.reason !== undefined) request[cmd === 'close' ? 'reason' : 'statusReason'] = opts.reason
   }
+  if (opts['expected-goal-id'] !== undefined) request.expectedGoalId = opts['expected-goal-id']
   if (cmd === 'close') {
     request.status ??= 'complete'
     if (!['complete', 'blocked', 'cancelled'].includes(request.status)) {
       throw usageError(`goal-system close: --status must be complete, blocked or cancelled (got "${request.status}")`)
     }
   }
+  return request
+}
+
+/** --tokens N, --minutes M, or --off: the budget fields of an update. */
+function budgetRequest(opts) {
+  if (opts.off) return { tokenBudget: null, timeBudgetSeconds: null }
+  const whole = (flag) => {
+    const text = opts[flag]
+    if (text === undefined) return undefined
+    if (!/^\d+$/.test(text)) throw usageError(`goal-system budget: --${flag} takes a whole number (got "${text}")`)
+    return Number(text)
+  }
+  const tokens = whole('tokens')
+  const minutes = whole('minutes')
+  if (tokens === undefined && minutes === undefined) throw usageError('goal-system budget: needs --tokens N, --minutes M or --off')
+  const request = {}
+  if (tokens !== undefined) request.tokenBudget = tokens
+  if (minutes !== undefined) request.timeBudgetSeconds = minutes * 60
   return request
 }
 
@@ -265,7 +314,7 @@ function write(cmd, opts, cwd, io) {
   // The user's rights only in the user's own terminal; the rule is the core's.
   caller.role = addon.commandRole(Boolean(process.stdin.isTTY), Object.keys(process.env))
   if (goalId && request.expectedGoalId === undefined) request.expectedGoalId = goalId
-  const fn = { open: addon.openGoalSync, update: addon.updateGoalSync, close: addon.closeGoalSync }[cmd]
+  const fn = { open: addon.openGoalSync, update: addon.updateGoalSync, budget: addon.updateGoalSync, close: addon.closeGoalSync }[cmd]
   const result = call(() => fn(caller, request), cmd)
   for (const w of result.warnings ?? []) io.err(`warning: ${w}`)
   const refusedClose = cmd === 'close' && !result.closed
@@ -274,7 +323,7 @@ function write(cmd, opts, cwd, io) {
     for (const u of result.unmet) if (!result.summary.includes(u.message)) io.err(`- ${u.field}: ${u.message}`)
     return EXIT.FAILED
   }
-  if (cmd === 'update' && result.changes?.length) io.out(`Changes: ${result.changes.join(', ')}`)
+  if ((cmd === 'update' || cmd === 'budget') && result.changes?.length) io.out(`Changes: ${result.changes.join(', ')}`)
   if (cmd === 'open') io.out(result.created ? `Opened goal ${result.goal.id} for session ${caller.sessionId}.` : `Goal ${result.goal.id} continues (same objective).`)
   io.out(result.summary.trimEnd())
   return EXIT.OK

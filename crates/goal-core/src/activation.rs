@@ -21,6 +21,12 @@ pub enum Intent {
     Cancel { reason: Option<String> },
     /// Pause: blocked, resumable.
     Pause { reason: Option<String> },
+    /// Set budgets (`/goal budget 200k time 30m`) or remove both (`/goal budget off`).
+    Budget {
+        tokens: Option<u64>,
+        seconds: Option<u64>,
+        clear: bool,
+    },
 }
 
 /// The first line of Copilot CLI's autopilot prompt (seen in 1.0.102).
@@ -110,6 +116,8 @@ fn parse_goal_args(args: &str, kind: &'static str) -> Intent {
             reason_form(rest).map(|reason| Intent::Cancel { reason })
         }
         "pause" => reason_form(rest).map(|reason| Intent::Pause { reason }),
+        "budget" if rest.is_empty() => Some(Intent::Show),
+        "budget" => budget_form(rest),
         _ => None,
     };
     command.unwrap_or_else(|| {
@@ -121,6 +129,65 @@ fn parse_goal_args(args: &str, kind: &'static str) -> Intent {
                 kind,
             }
         }
+    })
+}
+
+/// A token count: `200000`, `200k`, `1.5m`.
+pub fn parse_tokens(text: &str) -> Option<u64> {
+    let t = text.trim().to_ascii_lowercase().replace(['_', ','], "");
+    let (number, scale) = match t.strip_suffix('k') {
+        Some(n) => (n.to_string(), 1_000.0),
+        None => match t.strip_suffix('m') {
+            Some(n) => (n.to_string(), 1_000_000.0),
+            None => (t.clone(), 1.0),
+        },
+    };
+    if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let value: f64 = number.parse().ok()?;
+    let tokens = (value * scale).round();
+    (tokens.is_finite() && tokens <= u64::MAX as f64).then_some(tokens as u64)
+}
+
+/// A duration in seconds: `30m` (and a bare number) are minutes, `2h` hours, `90s` seconds.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let t = text.trim().to_ascii_lowercase();
+    let (number, scale) = if let Some(n) = t.strip_suffix('h') {
+        (n, 3600)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1)
+    } else {
+        (t.strip_suffix('m').unwrap_or(&t), 60)
+    };
+    let n: u64 = number.trim().parse().ok()?;
+    n.checked_mul(scale)
+}
+
+/// `/goal budget <tokens>[k|m] [time <minutes>m]`, `/goal budget time 45m`,
+/// `/goal budget off`. Anything else is not the short form (an objective).
+fn budget_form(rest: &str) -> Option<Intent> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    if matches!(words.as_slice(), ["off" | "none" | "clear"]) {
+        return Some(Intent::Budget {
+            tokens: None,
+            seconds: None,
+            clear: true,
+        });
+    }
+    let (tokens, tail) = match words.split_first() {
+        Some((first, tail)) if *first != "time" => (Some(parse_tokens(first)?), tail),
+        _ => (None, words.as_slice()),
+    };
+    let seconds = match tail {
+        [] => None,
+        ["time", d] => Some(parse_duration(d)?),
+        _ => return None,
+    };
+    Some(Intent::Budget {
+        tokens,
+        seconds,
+        clear: false,
     })
 }
 
@@ -335,6 +402,43 @@ mod tests {
             Intent::Open {
                 objective: "pause the video when the tab is hidden".into(),
                 kind: "autopilot"
+            }
+        );
+    }
+
+    #[test]
+    fn the_budget_form_sets_tokens_and_time_and_anything_else_is_an_objective() {
+        let budget = |tokens, seconds| Intent::Budget {
+            tokens,
+            seconds,
+            clear: false,
+        };
+        assert_eq!(
+            parse_prompt("/goal budget 200k time 30m"),
+            budget(Some(200_000), Some(1800))
+        );
+        assert_eq!(
+            parse_prompt("/goal budget 1.5m"),
+            budget(Some(1_500_000), None)
+        );
+        assert_eq!(parse_prompt("/goal budget 0"), budget(Some(0), None));
+        assert_eq!(
+            parse_prompt("/goal budget time 2h"),
+            budget(None, Some(7200))
+        );
+        assert_eq!(
+            parse_prompt("/goal budget off"),
+            Intent::Budget {
+                tokens: None,
+                seconds: None,
+                clear: true
+            }
+        );
+        assert_eq!(
+            parse_prompt("/goal budget the quarterly report"),
+            Intent::Open {
+                objective: "budget the quarterly report".into(),
+                kind: "goal-command"
             }
         );
     }

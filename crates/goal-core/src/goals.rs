@@ -210,7 +210,7 @@ fn authorize_fields(
 }
 
 /// Request fields that set or raise a budget.
-pub const BUDGET_FIELDS: [&str; 1] = ["tokenBudget"];
+pub const BUDGET_FIELDS: [&str; 2] = ["tokenBudget", "timeBudgetSeconds"];
 
 /// Touch timestamps after a change.
 fn stamp(goal: &mut Goal) {
@@ -266,6 +266,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
                 });
             }
             update::apply_update(&mut goal, &rest)?;
+            settle_budget(&mut goal, clock::now_ms());
             Ok(goal)
         };
         if let Some(goal) = &current {
@@ -281,6 +282,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
                         existing.completion_status = Status::Active;
                     }
                     if !applied.is_empty() || promoted {
+                        settle_budget(&mut existing, clock::now_ms());
                         mark_progress(&mut existing);
                         stamp(&mut existing);
                         return Ok((Change::Save(existing.clone()), (existing, false, None)));
@@ -414,7 +416,9 @@ pub fn update(store: &Store, caller: &Caller, req: &Value) -> Result<Updated> {
             if let Value::Object(map) = &rest {
                 authorize_fields(caller, map, Some(&goal))?;
             }
+            tick_time(&mut goal, clock::now_ms());
             let applied = update::apply_update(&mut goal, &rest)?;
+            settle_budget(&mut goal, clock::now_ms());
             mark_progress(&mut goal);
             stamp(&mut goal);
             Ok((Change::Save(goal.clone()), (goal, applied)))
@@ -494,6 +498,8 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
             if !applied.is_empty() {
                 mark_progress(&mut goal);
             }
+            let now_ms = clock::now_ms();
+            tick_time(&mut goal, now_ms);
             let now = clock::now_iso();
             match status {
                 Status::Complete => {
@@ -541,6 +547,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
                 _ => unreachable!("status checked above"),
             }
             goal.closed_at = Some(now);
+            tick_time(&mut goal, now_ms);
             stamp(&mut goal);
             Ok((Change::Save(goal.clone()), (goal, true, Vec::new())))
         })?;
@@ -560,7 +567,11 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
     Ok(Closed {
         closed,
         summary: if closed {
-            messages::summary(&goal)
+            format!(
+                "{}{}\n",
+                messages::summary(&goal),
+                messages::final_usage(&goal)
+            )
         } else {
             messages::close_refusal(&goal, &unmet)
         },
@@ -637,6 +648,7 @@ pub fn stop_attempt(
             let absolute = guard.since_prompt > MAX_STOPS_PER_PROMPT;
             goal.updated_at = clock::now_iso();
             if absolute {
+                tick_time(&mut goal, clock::now_ms());
                 goal.completion_status = Status::Blocked;
                 goal.status_reason = Some(messages::stop_bound_reason(MAX_STOPS_PER_PROMPT));
                 goal.stop_guard.blocked_stops = 0;
@@ -646,6 +658,7 @@ pub fn stop_attempt(
             if level > MAX_BLOCKED_STOPS {
                 // The reason lives in statusReason only: it is the guard's, not a
                 // blocker of the work, so resuming (status active) clears it.
+                tick_time(&mut goal, clock::now_ms());
                 goal.completion_status = Status::Blocked;
                 goal.status_reason = Some(messages::loop_guard_reason(level));
                 goal.stop_guard.blocked_stops = 0;
@@ -686,6 +699,7 @@ pub fn record_tool_calls(
         if !changed {
             return Ok((Change::None, ()));
         }
+        settle_budget(&mut goal, now);
         Ok((Change::Save(goal), ()))
     })?;
     Ok(warnings)
@@ -727,6 +741,7 @@ pub fn record_tool(
             return false;
         }
     }
+    goal.budget.tool_calls += 1;
     let h = &mut goal.tool_history;
     h.seq += 1;
     match kind {
@@ -773,6 +788,165 @@ pub fn record_tool(
         h.recent.drain(..cut);
     }
     true
+}
+
+/// Add the wall time since the active stretch began, and start a new stretch
+/// only while the goal is active: time waiting on the user never counts.
+/// Every write that may change the status calls it before and after.
+pub fn tick_time(goal: &mut Goal, now_ms: u64) {
+    let budget = &mut goal.budget;
+    if let Some(since) = budget.active_since_ms {
+        budget.time_used_ms += now_ms.saturating_sub(since);
+    }
+    let active = goal.closed_at.is_none() && goal.completion_status == Status::Active;
+    budget.active_since_ms = active.then_some(now_ms);
+}
+
+/// The budget crossed, if any: tokens first, then time.
+fn crossed_budget(goal: &Goal) -> Option<String> {
+    let b = &goal.budget;
+    if let Some(limit) = b.token_budget.filter(|l| b.tokens_used >= *l) {
+        return Some(format!(
+            "token budget reached: {} of {limit} tokens",
+            b.tokens_used
+        ));
+    }
+    if let Some(limit) = b.time_budget_seconds.filter(|l| b.time_used_ms >= l * 1000) {
+        return Some(format!(
+            "time budget reached: {} of {limit} s",
+            b.time_used_ms / 1000
+        ));
+    }
+    None
+}
+
+/// Account time, then move a working goal past its budget to budget_limited.
+/// Returns true when it did so now.
+fn settle_budget(goal: &mut Goal, now_ms: u64) -> bool {
+    tick_time(goal, now_ms);
+    if !goal.is_working() {
+        return false;
+    }
+    let Some(reason) = crossed_budget(goal) else {
+        return false;
+    };
+    goal.completion_status = Status::BudgetLimited;
+    goal.status_reason = Some(reason);
+    goal.stop_guard.blocked_stops = 0;
+    goal.budget.wrap_up_sent = false;
+    tick_time(goal, now_ms);
+    true
+}
+
+/// What a hook saw of the host's usage.
+#[derive(Debug, Clone, Default)]
+pub struct UsageReport {
+    /// Where the host records tokens, when the hook knows.
+    pub source: Option<crate::usage::Source>,
+    /// Model turns ended by this event (a stop is one).
+    pub turns: u64,
+    /// A user prompt: a source the goal has not met yet starts at its present
+    /// end instead of counting the session's earlier usage.
+    pub baseline: bool,
+}
+
+/// What accounting did.
+#[derive(Debug, Clone, Default)]
+pub struct Accounted {
+    /// The open goal after accounting.
+    pub goal: Option<Goal>,
+    /// Set once, on the first accounting after a budget was crossed: the
+    /// steer to wrap up. Later accountings leave it empty.
+    pub wrap_up: Option<String>,
+}
+
+/// Account the host's usage on the session's open goal in one locked
+/// read-modify-write: tokens not yet counted from the source, turns, wall
+/// time; crossing a budget moves a working goal to budget_limited in the same
+/// write. Usage after the limit still accrues.
+pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Result<Accounted> {
+    let now = clock::now_ms();
+    let (accounted, _warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(Goal::is_open) else {
+                return Ok((Change::None, Accounted::default()));
+            };
+            if !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd) {
+                return Ok((Change::None, Accounted::default()));
+            }
+            let before = (goal.budget.clone(), goal.completion_status);
+            if let Some(source) = &report.source {
+                let key = source.key();
+                if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
+                    goal.budget.usage_sources.insert(key, source.baseline());
+                } else {
+                    let mark = goal.budget.usage_sources.entry(key).or_default();
+                    goal.budget.tokens_used += source.count(mark);
+                }
+            }
+            goal.budget.turns += report.turns;
+            settle_budget(&mut goal, now);
+            let wrap_up = (goal.completion_status == Status::BudgetLimited
+                && !goal.budget.wrap_up_sent)
+                .then(|| {
+                    goal.budget.wrap_up_sent = true;
+                    messages::budget_wrap_up(&goal)
+                });
+            // Time alone is saved with the next real change: the stretch's
+            // start is kept, so nothing is lost by waiting.
+            let mut compare = goal.budget.clone();
+            compare.time_used_ms = before.0.time_used_ms;
+            compare.active_since_ms = before.0.active_since_ms;
+            let changed = compare != before.0 || goal.completion_status != before.1;
+            let change = if changed {
+                Change::Save(goal.clone())
+            } else {
+                Change::None
+            };
+            Ok((
+                change,
+                Accounted {
+                    goal: Some(goal),
+                    wrap_up,
+                },
+            ))
+        })?;
+    if let Some(goal) = accounted
+        .goal
+        .as_ref()
+        .filter(|_| accounted.wrap_up.is_some())
+    {
+        store.audit(
+            "budget-limited",
+            Some(goal),
+            goal.status_reason.as_deref().unwrap_or(""),
+        );
+    }
+    Ok(accounted)
+}
+
+/// A user interrupt (or abort) pauses the working goal instead of holding the
+/// stop: the system pauses, only the user resumes. Returns the paused goal.
+pub fn pause_on_interrupt(store: &Store, caller: &Caller) -> Result<Option<Goal>> {
+    let (paused, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current.filter(Goal::is_working) else {
+            return Ok((Change::None, None));
+        };
+        if !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd) {
+            return Ok((Change::None, None));
+        }
+        tick_time(&mut goal, clock::now_ms());
+        goal.completion_status = Status::Paused;
+        goal.status_reason = Some(messages::INTERRUPT_REASON.into());
+        goal.stop_guard.blocked_stops = 0;
+        tick_time(&mut goal, clock::now_ms());
+        stamp(&mut goal);
+        Ok((Change::Save(goal.clone()), Some(goal)))
+    })?;
+    if let Some(g) = &paused {
+        store.audit("pause", Some(g), messages::INTERRUPT_REASON);
+    }
+    Ok(paused)
 }
 
 /// Hydrate a stored open goal of this directory into `new_session`: same
@@ -1204,5 +1378,311 @@ mod tests {
         assert_eq!(g.tool_history.recent.len(), HISTORY_WINDOW);
         assert_eq!(g.tool_history.seq, HISTORY_WINDOW as u64 * 3);
         assert!(serde_json::to_string(&g).unwrap().len() < 64 * 1024);
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+    use crate::hooks::{run_with, Host};
+    use crate::store::StoreConfig;
+    use crate::usage::Source;
+    use serde_json::json;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+
+    fn config(dir: &Path) -> StoreConfig {
+        StoreConfig::new(dir, dir.join("goal-system"))
+    }
+
+    fn setup() -> (Store, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("goal-budget-{}", clock::new_goal_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        (Store::new(config(&dir)), dir)
+    }
+
+    const SESSION: &str = "s-budget";
+    const CWD: &str = "/w/budget";
+
+    fn agent() -> Caller {
+        Caller::new(SESSION, CWD)
+    }
+
+    fn user() -> Caller {
+        agent().with_role(Role::User)
+    }
+
+    fn total(key: &str, n: u64) -> UsageReport {
+        UsageReport {
+            source: Some(Source::RunningTotal {
+                key: key.into(),
+                total: n,
+            }),
+            turns: 0,
+            baseline: false,
+        }
+    }
+
+    fn goal_now(s: &Store) -> Goal {
+        status(s, &agent()).unwrap().goal.unwrap()
+    }
+
+    /// A Claude Code transcript with `messages` assistant messages of 100
+    /// tokens each, every message written over two lines as the host does.
+    fn transcript(dir: &Path, messages: u32) -> PathBuf {
+        let path = dir.join("transcript.jsonl");
+        let mut file = std::fs::File::create(&path).unwrap();
+        for i in 0..messages {
+            for _ in 0..2 {
+                writeln!(
+                    file,
+                    "{}",
+                    json!({"type": "assistant", "requestId": format!("r{i}"), "message": {"id": format!("msg{i}"), "usage": {"input_tokens": 60, "output_tokens": 10, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 10}}})
+                )
+                .unwrap();
+            }
+        }
+        path
+    }
+
+    fn claude_stop(dir: &Path, path: &Path) -> String {
+        let payload = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "Stop", "transcript_path": path, "stop_hook_active": false});
+        run_with(Host::Claude, "Stop", &payload.to_string(), Ok(config(dir))).stdout
+    }
+
+    #[test]
+    fn a_budget_of_zero_is_budget_limited_at_once() {
+        let (s, dir) = setup();
+        let opened = open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "tokenBudget": 0}),
+        )
+        .unwrap();
+        assert_eq!(opened.goal.completion_status, Status::BudgetLimited);
+        assert!(opened.goal.is_open() && !opened.goal.is_working());
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn crossing_the_budget_limits_the_goal_steers_once_and_usage_after_the_limit_accrues() {
+        let (s, dir) = setup();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "tokenBudget": 1000}),
+        )
+        .unwrap();
+        let first = account_usage(&s, &agent(), &total("copilot:x", 400)).unwrap();
+        assert_eq!(first.goal.unwrap().completion_status, Status::Active);
+        assert!(first.wrap_up.is_none());
+        let crossed = account_usage(&s, &agent(), &total("copilot:x", 1200)).unwrap();
+        assert_eq!(
+            crossed.goal.unwrap().completion_status,
+            Status::BudgetLimited
+        );
+        assert!(crossed.wrap_up.unwrap().contains("wrap up"));
+        let after = account_usage(&s, &agent(), &total("copilot:x", 1500)).unwrap();
+        assert!(after.wrap_up.is_none(), "the model is steered once");
+        assert_eq!(goal_now(&s).budget.tokens_used, 1500);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_same_transcript_read_by_repeated_stop_hooks_is_counted_once() {
+        let (s, dir) = setup();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let path = transcript(&dir, 3);
+        for _ in 0..4 {
+            claude_stop(&dir, &path);
+        }
+        let g = goal_now(&s);
+        assert_eq!(g.budget.tokens_used, 300);
+        assert_eq!(g.budget.turns, 4);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_small_budget_releases_the_stop_after_one_wrap_up_through_the_claude_hook() {
+        let (s, dir) = setup();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "tokenBudget": 150}),
+        )
+        .unwrap();
+        let path = transcript(&dir, 2);
+        let first = claude_stop(&dir, &path);
+        assert!(
+            first.contains("\"block\"") && first.contains("wrap up"),
+            "{first}"
+        );
+        let second = claude_stop(&dir, &path);
+        assert!(!second.contains("\"block\""), "{second}");
+        assert_eq!(goal_now(&s).completion_status, Status::BudgetLimited);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn concurrent_accounting_adds_up_exactly() {
+        let (s, dir) = setup();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let path = transcript(&dir, 20);
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    let report = UsageReport {
+                        source: Some(Source::Transcript(path.clone())),
+                        turns: 1,
+                        baseline: false,
+                    };
+                    account_usage(&s, &agent(), &report).unwrap();
+                });
+            }
+        });
+        let g = goal_now(&s);
+        assert_eq!(g.budget.tokens_used, 2000, "each message counted once");
+        assert_eq!(g.budget.turns, 8, "no lost update");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn an_interrupt_pauses_the_goal_instead_of_holding_the_stop() {
+        let (s, dir) = setup();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let payload = json!({"sessionId": SESSION, "cwd": CWD, "stopReason": "user_abort"});
+        let out = run_with(
+            Host::CopilotCli,
+            "agentStop",
+            &payload.to_string(),
+            Ok(config(&dir)),
+        );
+        assert!(!out.stdout.contains("\"block\""), "{}", out.stdout);
+        let g = goal_now(&s);
+        assert_eq!(g.completion_status, Status::Paused);
+        assert_eq!(g.status_reason.as_deref(), Some(messages::INTERRUPT_REASON));
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_paused_goal_stays_paused_across_a_resumed_session() {
+        let (s, dir) = setup();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        update(&s, &user(), &json!({"status": "paused"})).unwrap();
+        let payload = json!({"sessionId": SESSION, "cwd": CWD, "source": "resume"});
+        run_with(
+            Host::CopilotCli,
+            "sessionStart",
+            &payload.to_string(),
+            Ok(config(&dir)),
+        );
+        let payload = json!({"sessionId": SESSION, "cwd": CWD, "stopReason": "end_turn"});
+        let out = run_with(
+            Host::CopilotCli,
+            "agentStop",
+            &payload.to_string(),
+            Ok(config(&dir)),
+        );
+        assert!(
+            !out.stdout.contains("\"block\""),
+            "a paused goal holds no stop"
+        );
+        assert_eq!(goal_now(&s).completion_status, Status::Paused);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_close_reports_the_final_usage() {
+        let (s, dir) = setup();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "tokenBudget": 5000}),
+        )
+        .unwrap();
+        account_usage(&s, &agent(), &total("copilot:x", 1234)).unwrap();
+        let closed = close(
+            &s,
+            &agent(),
+            &json!({"status": "blocked", "reason": "needs the staging password"}),
+        )
+        .unwrap();
+        assert!(
+            closed
+                .summary
+                .contains("tokens used: 1234 of 5000; time used: "),
+            "{}",
+            closed.summary
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_model_can_neither_set_nor_raise_a_budget() {
+        let (s, dir) = setup();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "tokenBudget": 100}),
+        )
+        .unwrap();
+        for field in BUDGET_FIELDS {
+            let err = update(&s, &agent(), &json!({ field: 1_000_000 })).unwrap_err();
+            assert_eq!(err.code, ErrorCode::Forbidden, "{field}");
+            let err = open(
+                &s,
+                &agent(),
+                &json!({"objective": "ship it", field: 1_000_000}),
+            )
+            .unwrap_err();
+            assert_eq!(err.code, ErrorCode::Forbidden, "{field}");
+        }
+        assert_eq!(goal_now(&s).budget.token_budget, Some(100));
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn time_counts_only_while_the_goal_is_active() {
+        let mut g = Goal::new(
+            "g".into(),
+            "s".into(),
+            "/w".into(),
+            "o".into(),
+            Status::Active,
+            "t".into(),
+        );
+        tick_time(&mut g, 1_000);
+        tick_time(&mut g, 4_000);
+        g.completion_status = Status::Paused;
+        tick_time(&mut g, 9_000);
+        tick_time(&mut g, 60_000);
+        assert_eq!(g.budget.time_used_ms, 8_000);
+        assert!(g.budget.active_since_ms.is_none());
+    }
+
+    #[test]
+    fn usage_before_the_goal_began_is_not_the_goals() {
+        let (s, dir) = setup();
+        let path = transcript(&dir, 5);
+        let prompt = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "UserPromptSubmit", "transcript_path": path, "prompt": "/goal ship it"});
+        run_with(
+            Host::Claude,
+            "UserPromptSubmit",
+            &prompt.to_string(),
+            Ok(config(&dir)),
+        );
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(
+            file,
+            "{}",
+            json!({"type": "assistant", "message": {"id": "after", "usage": {"input_tokens": 42}}})
+        )
+        .unwrap();
+        claude_stop(&dir, &path);
+        assert_eq!(goal_now(&s).budget.tokens_used, 42);
+        std::fs::remove_dir_all(dir).ok();
     }
 }

@@ -21,6 +21,7 @@ pub mod store;
 pub mod text;
 pub mod tools;
 pub mod update;
+pub mod usage;
 
 pub use error::{ErrorCode, GoalError, Result};
 pub use record::{Goal, Status};

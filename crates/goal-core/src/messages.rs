@@ -8,7 +8,7 @@
 //! in the hook's own voice.
 
 use crate::gate::{self, Unmet};
-use crate::record::Goal;
+use crate::record::{Goal, Status};
 use crate::redact;
 pub use crate::text::{quote, quote_items};
 
@@ -100,8 +100,13 @@ pub fn summary(goal: &Goal) -> String {
         }
     }
     if let Some(reason) = &goal.status_reason {
-        out.push_str(&format!("Reason: {}\n", redact::truncate(reason, 500)));
+        out.push_str(&format!(
+            "{}: {}\n",
+            reason_label(goal),
+            redact::truncate(reason, 500)
+        ));
     }
+    out.push_str(&format!("{}\n", usage_line(goal)));
     let h = &goal.tool_history;
     out.push_str(&format!(
         "Tool activity: {} calls ({} inspection, {} action, {} verification); {} since the last update\n",
@@ -135,6 +140,14 @@ pub fn summary(goal: &Goal) -> String {
 /// compaction: who owns the goal, what it is, what comes next.
 pub fn prompt_note(goal: &Goal) -> String {
     let mut lines = core_lines(goal, 5);
+    lines.push(usage_line(goal));
+    if let Some(reason) = goal.status_reason.as_deref().filter(|_| !goal.is_working()) {
+        lines.push(format!(
+            "{}: {}",
+            reason_label(goal),
+            redact::truncate(reason, 300)
+        ));
+    }
     lines.push(format!(
         "doneSoFar: {} item(s); non-goal tool calls since last update: {}",
         goal.done_so_far.len(),
@@ -312,6 +325,74 @@ pub fn loop_guard_release(goal: &Goal, attempts: u32) -> String {
 /// The blocked reason the loop guard records.
 pub fn loop_guard_reason(attempts: u32) -> String {
     format!("loop guard: {attempts} consecutive stop attempts without progress; the agent could not continue on its own")
+}
+
+/// Why a goal is where it is, named by its status.
+fn reason_label(goal: &Goal) -> &'static str {
+    match goal.completion_status {
+        Status::Paused => "Why paused",
+        Status::BudgetLimited => "Why budget-limited",
+        Status::Blocked => "Why blocked",
+        Status::Cancelled => "Why cancelled",
+        _ => "Reason",
+    }
+}
+
+fn of_budget(used: u64, budget: Option<u64>, unit: &str) -> String {
+    match budget {
+        Some(b) => format!("{used}{unit} of {b}{unit}"),
+        None => format!("{used}{unit} (no budget)"),
+    }
+}
+
+/// Budgets and usage in one line, for status, notes and the command.
+pub fn usage_line(goal: &Goal) -> String {
+    let b = &goal.budget;
+    format!(
+        "Usage: tokens {}; time {}; tool calls {}; turns {}",
+        of_budget(b.tokens_used, b.token_budget, ""),
+        of_budget(b.time_used_ms / 1000, b.time_budget_seconds, " s"),
+        b.tool_calls,
+        b.turns
+    )
+}
+
+/// The usage reported when a goal closes, to the model and the user.
+pub fn final_usage(goal: &Goal) -> String {
+    let b = &goal.budget;
+    let tokens = match b.token_budget {
+        Some(m) => format!("tokens used: {} of {m}", b.tokens_used),
+        None => format!("tokens used: {}", b.tokens_used),
+    };
+    let time = match b.time_budget_seconds {
+        Some(m) => format!("time used: {} s of {m} s", b.time_used_ms / 1000),
+        None => format!("time used: {} s", b.time_used_ms / 1000),
+    };
+    format!(
+        "Final usage: {tokens}; {time}; tool calls: {}; turns: {}.",
+        b.tool_calls, b.turns
+    )
+}
+
+/// Why the system paused a goal on an interrupt.
+pub const INTERRUPT_REASON: &str = "interrupted by the user";
+
+/// The one-time steer after a budget was crossed.
+pub fn budget_wrap_up(goal: &Goal) -> String {
+    format!(
+        "{VOICE} Goal {} reached its budget ({}). Stop new work now and wrap up: record what was done (goal_system_update doneSoFar, with evidence) and what remains (remaining), then close the goal with goal_system_close (complete only if the gate is met, otherwise blocked with the exact reason that the budget ran out). Your next stop will not be held. {}",
+        goal.id,
+        goal.status_reason.as_deref().unwrap_or("budget reached"),
+        usage_line(goal)
+    )
+}
+
+/// The user's note when an interrupt paused the goal.
+pub fn paused_by_interrupt(goal: &Goal) -> String {
+    format!(
+        "{VOICE} Goal {} paused: {INTERRUPT_REASON}. It stays paused (also across a resumed session) until you run /goal resume.",
+        goal.id
+    )
 }
 
 #[cfg(test)]

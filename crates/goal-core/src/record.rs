@@ -5,6 +5,8 @@
 //! version 3) must load as-is, so every added field is optional on input and
 //! unknown fields are kept verbatim in `extra`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -217,7 +219,9 @@ pub struct LastVerification {
     pub at: String,
 }
 
-/// Optional budget and usage, after Codex's goals.
+/// Optional budgets and the goal's usage, after Codex's goals. Budgets are set
+/// only by the user; usage is accounted by `goals::account_usage` from what
+/// the host itself records (see `usage`).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct Budget {
@@ -225,6 +229,42 @@ pub struct Budget {
     pub token_budget: Option<u64>,
     #[serde(default)]
     pub tokens_used: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_budget_seconds: Option<u64>,
+    /// Wall time while the goal was active, in milliseconds.
+    #[serde(default)]
+    pub time_used_ms: u64,
+    /// When the current active stretch began (ms since the epoch); `None`
+    /// while the goal is not active, so waiting on the user never counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_since_ms: Option<u64>,
+    #[serde(default)]
+    pub tool_calls: u64,
+    #[serde(default)]
+    pub turns: u64,
+    /// Per host source (a transcript's hash, a Copilot session) what was
+    /// already counted, so a source re-read by every hook counts once.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub usage_sources: BTreeMap<String, UsageMark>,
+    /// The one-time wrap-up steer after a budget was crossed was given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wrap_up_sent: bool,
+}
+
+/// What was already counted from one usage source.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageMark {
+    /// Byte offset read up to (transcripts: only whole lines are consumed).
+    #[serde(default)]
+    pub offset: u64,
+    /// The host's running total last seen (Copilot CLI's `tokenCount`).
+    #[serde(default)]
+    pub total: u64,
+    /// Recent message ids with the tokens counted for each: one message spans
+    /// several transcript lines and may straddle two reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent: Vec<(String, u64)>,
 }
 
 /// State of the stop loop guard.

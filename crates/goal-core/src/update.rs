@@ -20,12 +20,13 @@ pub const MAX_OBJECTIVE_CHARS: usize = 4_000;
 pub const MAX_REASON_CHARS: usize = 2_000;
 
 /// Fields an update may carry besides the lists.
-const SCALARS: [&str; 5] = [
+const SCALARS: [&str; 6] = [
     "objective",
     "status",
     "statusReason",
     "expectedGoalId",
     "tokenBudget",
+    "timeBudgetSeconds",
 ];
 
 /// What an update changed, for audit lines and tool results.
@@ -407,20 +408,12 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
     }
 
     if let Some(v) = obj.get("tokenBudget") {
-        next.budget.token_budget = match v {
-            Value::Null => None,
-            Value::Number(n) => Some(
-                n.as_u64()
-                    .ok_or_else(|| field_error("tokenBudget", "expected a non-negative integer"))?,
-            ),
-            _ => {
-                return Err(field_error(
-                    "tokenBudget",
-                    "expected a non-negative integer or null",
-                ))
-            }
-        };
+        next.budget.token_budget = budget_value("tokenBudget", v)?;
         applied.changes.push("tokenBudget: set".into());
+    }
+    if let Some(v) = obj.get("timeBudgetSeconds") {
+        next.budget.time_budget_seconds = budget_value("timeBudgetSeconds", v)?;
+        applied.changes.push("timeBudgetSeconds: set".into());
     }
 
     let reason = match obj.get("statusReason") {
@@ -492,6 +485,18 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
     Ok(applied)
 }
 
+/// A budget: a non-negative integer, or null to remove it.
+fn budget_value(name: &str, v: &Value) -> Result<Option<u64>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => n
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| field_error(name, "expected a non-negative integer")),
+        _ => Err(field_error(name, "expected a non-negative integer or null")),
+    }
+}
+
 fn check_keys(obj: &Map<String, Value>) -> Result<()> {
     for key in obj.keys() {
         let known = SCALARS.contains(&key.as_str())
@@ -500,7 +505,7 @@ fn check_keys(obj: &Map<String, Value>) -> Result<()> {
             || key == "issueResolutions";
         if !known {
             return Err(GoalError::invalid(format!(
-                "unknown field \"{}\"; known fields: objective, status, statusReason, {}, {}, issueResolutions, expectedGoalId, tokenBudget",
+                "unknown field \"{}\"; known fields: objective, status, statusReason, {}, {}, issueResolutions, expectedGoalId, tokenBudget, timeBudgetSeconds",
                 redact::truncate(key, 60),
                 DURABLE_LISTS.join(", "),
                 QUEUES.join(", ")

@@ -25,8 +25,8 @@ use crate::record::Goal;
 use crate::store::{Store, StoreConfig};
 
 pub use protocol::{
-    is_stop_payload, looks_like_subagent, read_payload, render, Decision, Event, HookOutput, Host,
-    Payload, ToolCall,
+    is_interrupt, is_stop_payload, looks_like_subagent, read_payload, render, Decision, Event,
+    HookOutput, Host, Payload, ToolCall,
 };
 
 /// Run one hook: parse stdin, decide, render. Never panics, never fails.
@@ -191,10 +191,14 @@ pub fn decide(
         }
         Event::PreToolUse => tool::on_pre_tool(store, &caller, &payload),
         Event::PostToolUse => tool::on_post_tool(store, host, &caller, &payload),
-        Event::Stop => stop::on_stop(store, &caller),
+        Event::Stop => stop::on_stop(store, host, &caller, &payload),
         Event::PreCompact => compact::on_pre_compact(store, &caller, &payload),
         _ => Ok((Decision::default(), None)),
     };
+    if matches!(event, Event::SessionStart | Event::UserPrompt) {
+        // A goal opened (or first met) here starts counting from now.
+        account_with(store, host, &caller, &payload, 0, true);
+    }
     let warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
     for warning in &warnings {
         store.record_fault("store", warning);
@@ -232,5 +236,51 @@ pub(super) fn context(text: String) -> Decision {
     Decision {
         context: Some(text),
         ..Decision::default()
+    }
+}
+
+/// Where this host records token usage for the payload's session.
+fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::usage::Source> {
+    match host {
+        Host::Claude if !payload.transcript_path.is_empty() => Some(
+            crate::usage::Source::Transcript(payload.transcript_path.clone().into()),
+        ),
+        Host::CopilotCli | Host::CopilotSdk => {
+            crate::usage::copilot_total(store, &payload.session_id)
+        }
+        _ => None,
+    }
+}
+
+/// Account the host's usage; never fails the hook (a fault is only noted).
+pub(super) fn account(
+    store: &Store,
+    host: Host,
+    caller: &Caller,
+    payload: &Payload,
+    turns: u64,
+) -> crate::goals::Accounted {
+    account_with(store, host, caller, payload, turns, false)
+}
+
+fn account_with(
+    store: &Store,
+    host: Host,
+    caller: &Caller,
+    payload: &Payload,
+    turns: u64,
+    baseline: bool,
+) -> crate::goals::Accounted {
+    let report = crate::goals::UsageReport {
+        source: usage_source(store, host, payload),
+        turns,
+        baseline,
+    };
+    match crate::goals::account_usage(store, caller, &report) {
+        Ok(accounted) => accounted,
+        Err(e) => {
+            note_warnings(vec![format!("usage not accounted: {e}")]);
+            crate::goals::Accounted::default()
+        }
     }
 }

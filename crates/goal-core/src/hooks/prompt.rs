@@ -119,6 +119,35 @@ fn run_intent(
             )?;
             Ok((context(format!("[goal-system] The user paused goal {}. Do not continue it until the user resumes it with /goal resume.", upd.goal.id)), None))
         }
+        Intent::Budget {
+            tokens,
+            seconds,
+            clear,
+        } => {
+            let mut req = serde_json::Map::new();
+            if clear || tokens.is_some() {
+                req.insert("tokenBudget".into(), json!(tokens));
+            }
+            if clear || seconds.is_some() {
+                req.insert("timeBudgetSeconds".into(), json!(seconds));
+            }
+            let upd = goals::update(store, caller, &serde_json::Value::Object(req))?;
+            let text = format!(
+                "{} The user set the budget of goal {} ({}). {}",
+                messages::VOICE,
+                upd.goal.id,
+                upd.goal.status_label(),
+                messages::usage_line(&upd.goal)
+            );
+            Ok((
+                Decision {
+                    context: Some(text.clone()),
+                    system_message: Some(text),
+                    ..Decision::default()
+                },
+                None,
+            ))
+        }
         Intent::None => {
             let Some(goal) = load_goal(store, caller)? else {
                 return Ok((Decision::default(), None));

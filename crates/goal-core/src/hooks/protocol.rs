@@ -132,6 +132,10 @@ pub struct Payload {
     pub prompt: Option<String>,
     pub trigger: String,
     pub subagent: bool,
+    /// The host's transcript file (Claude Code's `transcript_path`).
+    pub transcript_path: String,
+    /// Why the agent stopped (Copilot CLI's `stopReason`), when given.
+    pub stop_reason: String,
 }
 
 fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
@@ -208,6 +212,22 @@ pub fn read_payload(value: &Value) -> Payload {
             .unwrap_or("")
             .to_string(),
         subagent,
+        transcript_path: str_field(obj, &["transcript_path", "transcriptPath"])
+            .unwrap_or("")
+            .to_string(),
+        stop_reason: str_field(
+            obj,
+            &[
+                "stopReason",
+                "stop_reason",
+                "finishReason",
+                "finish_reason",
+                "terminationReason",
+                "termination_reason",
+            ],
+        )
+        .unwrap_or("")
+        .to_string(),
     }
 }
 
@@ -290,6 +310,28 @@ fn text_of(value: &Value) -> String {
         .join("\n"),
         _ => String::new(),
     }
+}
+
+/// Stop reasons meaning the user interrupted or aborted the turn. Copilot CLI
+/// ends a normal turn with `end_turn`; an interrupted one names the abort.
+/// Claude Code runs no Stop hook on a user interrupt, so nothing to read there.
+const INTERRUPT_REASONS: [&str; 10] = [
+    "user_abort",
+    "user_aborted",
+    "user_interrupt",
+    "user_cancelled",
+    "interrupted",
+    "interrupt",
+    "cancelled",
+    "canceled",
+    "aborted",
+    "abort",
+];
+
+/// Does this stop reason say the user interrupted?
+pub fn is_interrupt(reason: &str) -> bool {
+    let key = reason.trim().to_ascii_lowercase().replace('-', "_");
+    INTERRUPT_REASONS.contains(&key.as_str())
 }
 
 /// Does a hook payload or a tool invocation come from a subagent? Claude Code
@@ -553,5 +595,21 @@ mod tests {
             serde_json::from_str(&render(Host::Claude, Event::PreToolUse, deny, None).stdout)
                 .unwrap();
         assert_eq!(cl["hookSpecificOutput"]["permissionDecision"], "deny");
+    }
+
+    #[test]
+    fn an_aborted_turn_is_an_interrupt_and_a_finished_one_is_not() {
+        for reason in [
+            "user_abort",
+            "Interrupted",
+            "canceled",
+            "user-cancelled",
+            "aborted",
+        ] {
+            assert!(is_interrupt(reason), "{reason}");
+        }
+        for reason in ["end_turn", "max_tokens", "", "tool_use"] {
+            assert!(!is_interrupt(reason), "{reason}");
+        }
     }
 }

@@ -110,8 +110,14 @@ pub(super) fn on_post_tool(
     caller: &Caller,
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
+    // Offset-based and cheap: usage is accounted after every call.
+    let accounted = super::account(store, host, caller, payload, 0);
+    let steer = Decision {
+        context: accounted.wrap_up,
+        ..Decision::default()
+    };
     if payload.calls.is_empty() {
-        return Ok((Decision::default(), None));
+        return Ok((steer, None));
     }
     let counts = payload.calls.iter().any(|c| {
         !matches!(
@@ -120,7 +126,7 @@ pub(super) fn on_post_tool(
         )
     });
     if !counts {
-        return Ok((Decision::default(), None));
+        return Ok((steer, None));
     }
     let warnings = goals::record_tool_calls(
         store,
@@ -130,5 +136,5 @@ pub(super) fn on_post_tool(
         host.source(),
     )?;
     note_warnings(warnings);
-    Ok((Decision::default(), None))
+    Ok((steer, None))
 }

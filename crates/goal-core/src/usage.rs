@@ -1,0 +1,209 @@
+//! Token usage from what each host itself records, read so that a source
+//! re-read by every hook counts once.
+//!
+//! - Claude Code: the JSONL transcript at `transcript_path`; assistant entries
+//!   carry `message.usage`. One message spans several lines (one per content
+//!   block) with the same `message.id`, so tokens are counted per message id,
+//!   and only the bytes past the stored offset are read.
+//! - Copilot CLI: `<session-state>/<session>/autopilot-objective.json`,
+//!   `current.tokenCount`, the host's running total: only its growth counts.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::record::UsageMark;
+
+/// Where a hook found usage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A Claude Code transcript file.
+    Transcript(PathBuf),
+    /// A host's running token total (Copilot CLI's `tokenCount`), under a key
+    /// naming the host's session.
+    RunningTotal { key: String, total: u64 },
+}
+
+impl Source {
+    /// The key under which `Budget::usage_sources` remembers what was counted.
+    /// A transcript is named by a hash of its path: no path reaches the record.
+    pub fn key(&self) -> String {
+        match self {
+            Source::Transcript(path) => {
+                let digest = Sha256::digest(path.to_string_lossy().as_bytes());
+                let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+                format!("transcript:{hex}")
+            }
+            Source::RunningTotal { key, .. } => key.clone(),
+        }
+    }
+
+    /// A mark at the source's present end: what the host used before the
+    /// goal began is not the goal's.
+    pub fn baseline(&self) -> UsageMark {
+        match self {
+            Source::Transcript(path) => UsageMark {
+                offset: std::fs::metadata(path).map_or(0, |m| m.len()),
+                ..UsageMark::default()
+            },
+            Source::RunningTotal { total, .. } => UsageMark {
+                total: *total,
+                ..UsageMark::default()
+            },
+        }
+    }
+
+    /// Tokens not yet counted, advancing `mark` past them.
+    pub fn count(&self, mark: &mut UsageMark) -> u64 {
+        match self {
+            Source::Transcript(path) => read_transcript(path, mark),
+            Source::RunningTotal { total, .. } => count_running_total(*total, mark),
+        }
+    }
+}
+
+/// Bytes read per call at most: a huge first read is finished by later hooks.
+const MAX_READ: u64 = 8 * 1024 * 1024;
+/// Message ids remembered per source (a message straddles reads only at the tail).
+const RECENT_IDS: usize = 32;
+
+/// New tokens in a transcript past `mark.offset`. Only whole lines are
+/// consumed; a file that shrank (rewritten) is read again from its start, the
+/// remembered message ids keeping what was counted from counting twice.
+pub fn read_transcript(path: &std::path::Path, mark: &mut UsageMark) -> u64 {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let Ok(meta) = file.metadata() else { return 0 };
+    if !meta.is_file() {
+        return 0;
+    }
+    if meta.len() < mark.offset {
+        mark.offset = 0;
+    }
+    if meta.len() == mark.offset || file.seek(SeekFrom::Start(mark.offset)).is_err() {
+        return 0;
+    }
+    let mut bytes = Vec::new();
+    if file.take(MAX_READ).read_to_end(&mut bytes).is_err() {
+        return 0;
+    }
+    let Some(end) = bytes.iter().rposition(|b| *b == b'\n') else {
+        return 0;
+    };
+    let mut added = 0;
+    for line in bytes[..end].split(|b| *b == b'\n') {
+        if let Some((id, tokens)) = message_usage(line) {
+            added += count_message(mark, id, tokens);
+        }
+    }
+    mark.offset += end as u64 + 1;
+    added
+}
+
+/// A transcript line's message id and its total tokens, if it carries usage.
+fn message_usage(line: &[u8]) -> Option<(String, u64)> {
+    if !line.windows(7).any(|w| w == b"\"usage\"") {
+        return None; // most lines carry no usage: skip the parse
+    }
+    let entry: Value = serde_json::from_slice(line).ok()?;
+    let message = entry.get("message")?;
+    let usage = message.get("usage")?;
+    let field = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let tokens = field("input_tokens")
+        + field("output_tokens")
+        + field("cache_creation_input_tokens")
+        + field("cache_read_input_tokens");
+    let id = message
+        .get("id")
+        .or_else(|| entry.get("requestId"))
+        .or_else(|| entry.get("uuid"))
+        .and_then(Value::as_str)?
+        .to_string();
+    Some((id, tokens))
+}
+
+/// Count a message once: a later line of the same message adds only its growth.
+fn count_message(mark: &mut UsageMark, id: String, tokens: u64) -> u64 {
+    if let Some(entry) = mark.recent.iter_mut().find(|(seen, _)| *seen == id) {
+        let added = tokens.saturating_sub(entry.1);
+        entry.1 = entry.1.max(tokens);
+        return added;
+    }
+    mark.recent.push((id, tokens));
+    if mark.recent.len() > RECENT_IDS {
+        let cut = mark.recent.len() - RECENT_IDS;
+        mark.recent.drain(..cut);
+    }
+    tokens
+}
+
+/// The growth of a host's running total. A total that went down was restarted
+/// by the host (a new autopilot objective): all of it is new.
+pub fn count_running_total(total: u64, mark: &mut UsageMark) -> u64 {
+    let added = if total >= mark.total {
+        total - mark.total
+    } else {
+        total
+    };
+    mark.total = total;
+    added
+}
+
+/// Copilot CLI's running token total for a session, as a source.
+pub fn copilot_total(store: &crate::store::Store, session_id: &str) -> Option<Source> {
+    let objective = crate::autopilot::read(store, session_id)?;
+    let total = objective.get("tokenCount").and_then(Value::as_u64)?;
+    Some(Source::RunningTotal {
+        key: format!("copilot:{session_id}"),
+        total,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn line(id: &str, input: u64, output: u64) -> String {
+        format!(
+            "{{\"type\":\"assistant\",\"requestId\":\"req-{id}\",\"message\":{{\"id\":\"{id}\",\"role\":\"assistant\",\"usage\":{{\"input_tokens\":{input},\"output_tokens\":{output},\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0}}}}}}\n"
+        )
+    }
+
+    #[test]
+    fn a_message_spanning_several_lines_counts_once_and_reads_continue_at_the_offset() {
+        let path =
+            std::env::temp_dir().join(format!("goal-usage-{}.jsonl", crate::clock::new_goal_id()));
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(line("m1", 100, 20).as_bytes()).unwrap();
+        file.write_all(line("m1", 100, 20).as_bytes()).unwrap();
+        file.write_all(b"{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n")
+            .unwrap();
+        let mut mark = UsageMark::default();
+        assert_eq!(read_transcript(&path, &mut mark), 120);
+        assert_eq!(read_transcript(&path, &mut mark), 0, "nothing new");
+        file.write_all(line("m2", 5, 5).as_bytes()).unwrap();
+        file.write_all(b"{\"type\":\"assistant\",\"message\":{\"id\":\"m3\",\"usage\"")
+            .unwrap();
+        assert_eq!(read_transcript(&path, &mut mark), 10, "a half line waits");
+        file.write_all(b":{\"input_tokens\":7}}}\n").unwrap();
+        assert_eq!(read_transcript(&path, &mut mark), 7);
+        std::fs::remove_file(path).ok();
+    }
+
+    #[test]
+    fn a_running_total_counts_only_its_growth() {
+        let mut mark = UsageMark::default();
+        assert_eq!(count_running_total(50_000, &mut mark), 50_000);
+        assert_eq!(count_running_total(50_000, &mut mark), 0);
+        assert_eq!(count_running_total(52_000, &mut mark), 2_000);
+        assert_eq!(
+            count_running_total(300, &mut mark),
+            300,
+            "a restarted total"
+        );
+    }
+}
