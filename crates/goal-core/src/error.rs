@@ -34,6 +34,10 @@ pub enum ErrorCode {
     Corrupt,
     /// A file system error.
     Io,
+    /// A named thing (a context board item) does not exist.
+    NotFound,
+    /// The caller may not do this (the agent pruning a user's board item).
+    Forbidden,
 }
 
 impl ErrorCode {
@@ -53,6 +57,8 @@ impl ErrorCode {
             ErrorCode::LockTimeout => "LOCK_TIMEOUT",
             ErrorCode::Corrupt => "CORRUPT",
             ErrorCode::Io => "IO",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Forbidden => "FORBIDDEN",
         }
     }
 }

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::activation::{self, Intent};
+use crate::board;
 use crate::clock;
 use crate::continuation::{self, Continuation};
 use crate::drift::{self, Drift};
@@ -428,7 +429,15 @@ pub fn decide(
     for warning in &warnings {
         store.record_fault("store", warning);
     }
-    let (decision, note) = result?;
+    let (mut decision, note) = result?;
+    if event == Event::SessionStart {
+        board::add_note(
+            &mut decision.context,
+            store,
+            &caller.cwd,
+            &caller.session_id,
+        );
+    }
     let note = match (note, warnings.is_empty()) {
         (note, true) => note,
         (None, false) => Some(warnings.join("; ")),
@@ -498,13 +507,17 @@ fn on_prompt(
                 )
             };
             let next = "Before substantive work: inspect the task, then call goal_system_update with status \"active\", requirements, scope, remaining and inspectionEvidence.";
-            Ok((
-                context(format!(
-                    "{head} {next}\n{}",
-                    summary::prompt_note(&opened.goal)
-                )),
-                None,
-            ))
+            let mut decision = context(format!(
+                "{head} {next}\n{}",
+                summary::prompt_note(&opened.goal)
+            ));
+            board::add_note(
+                &mut decision.context,
+                store,
+                &caller.cwd,
+                &caller.session_id,
+            );
+            Ok((decision, None))
         }
         Intent::Continue { target } => on_continue(store, caller, target.as_deref()),
         Intent::Show => {

@@ -3,6 +3,7 @@
 
 pub mod activation;
 pub mod autopilot;
+pub mod board;
 pub mod clock;
 pub mod continuation;
 pub mod drift;

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::board;
 use crate::clock;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::{self, Unmet};
@@ -463,7 +464,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
     Ok(Closed {
         closed,
         summary: if closed {
-            summary::summary(&goal)
+            summary::summary(&goal) + &board::closing_note(store, &caller.cwd, &goal)
         } else {
             format!(
                 "Close refused: goal {} does not meet the completion gate. Unmet conditions ({}):\n{}",
