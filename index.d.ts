@@ -53,6 +53,8 @@ export interface BoardResult {
   items: Array<any>
   /** The items `get` returned, with content. */
   found: Array<BoardItem>
+  /** The request to prune, once the board is nearly full. */
+  notice?: string
   /** Faults met on the way (an unreadable board set aside). */
   warnings: Array<string>
 }

@@ -53,6 +53,8 @@ pub struct BoardResult {
     pub items: Vec<Value>,
     /// The items `get` returned, with content.
     pub found: Vec<BoardItem>,
+    /// The request to prune, once the board is nearly full.
+    pub notice: Option<String>,
     /// Faults met on the way (an unreadable board set aside).
     pub warnings: Vec<String>,
 }
@@ -82,6 +84,7 @@ impl From<Outcome> for BoardResult {
                     updated_at: i.updated_at,
                 })
                 .collect(),
+            notice: o.notice,
             warnings: o.warnings,
         }
     }

@@ -523,6 +523,8 @@ pub struct Outcome {
     pub items: Vec<Value>,
     /// The items `get` returned, with content.
     pub found: Vec<Item>,
+    /// The request to prune, once the board is nearly full.
+    pub notice: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -718,6 +720,7 @@ pub fn run(
         branch: board.branch.clone(),
         items: board.items.iter().map(metadata).collect(),
         found,
+        notice: prune_note(board.items.len()),
         warnings,
     })
 }
