@@ -66,6 +66,10 @@ export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () =
     name: info.name,
     description: info.description,
     parameters: z.object(boardShape),
+    // Copilot CLI 1.0.102 has a built-in context_board of its own (seed 002), which answers
+    // "configuration is not available" unless the host's subconscious feature is on; a
+    // clashing name without this flag is an error per the SDK. Ours is the one that works.
+    overridesBuiltInTool: true,
     handler: async (args, invocation) => {
       const caller = {
         cwd: cwd(),

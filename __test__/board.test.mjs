@@ -216,6 +216,7 @@ describe('context_board in the Copilot CLI extension', () => {
   test('the host asks before the tool runs (no skipPermission)', () => {
     assert.ok(tool, 'context_board is registered')
     assert.notEqual(tool.skipPermission, true)
+    assert.equal(tool.overridesBuiltInTool, true, "Copilot CLI's own context_board would answer instead")
     assert.deepEqual(tool.parameters.toJSONSchema().required, ['command'])
   })
 
