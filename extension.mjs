@@ -7,7 +7,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 
-import { callTool, isRefusal, resultText, toolDescriptions, toolShapes } from './lib/goal-tools.mjs'
+import { boardShape, boardText, callTool, isRefusal, resultText, toolDescriptions, toolShapes } from './lib/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const addon = require('./index.js')
@@ -64,6 +64,36 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
 }
 
 /**
+ * The context_board tool. No `skipPermission`: its writes are side effects the
+ * host asks the user about (the SDK sets permission per tool, so reads ask too,
+ * until the user allows the tool for the session). Subagents may only read.
+ */
+export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
+  const info = addon.contextBoardTool()
+  return {
+    name: info.name,
+    description: info.description,
+    parameters: z.object(boardShape),
+    // Copilot CLI 1.0.102 has a built-in context_board of its own (seed 002), which answers
+    // "configuration is not available" unless the host's subconscious feature is on; a
+    // clashing name without this flag is an error per the SDK. Ours is the one that works.
+    overridesBuiltInTool: true,
+    handler: async (args, invocation) => {
+      const caller = {
+        cwd: cwd(),
+        sessionId: invocation?.sessionId,
+        subagent: looksLikeSubagent(invocation, mainSessionId()),
+      }
+      try {
+        return boardText(await addon.contextBoard(caller, args ?? {}))
+      } catch (err) {
+        return failure(`${info.name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
+      }
+    },
+  }
+}
+
+/**
  * Are Copilot CLI's shell hooks of the goal system installed? They then own the
  * lifecycle, so each event gets one decision. `goal-system install` puts them at
  * user level only (`.github/hooks/goal-system.json` is VS Code's file).
@@ -111,7 +141,7 @@ export async function start(join = undefined) {
   let session
   const mainSessionId = () => session?.sessionId
   const hooks = shellHooksInstalled() ? {} : buildHooks({ mainSessionId })
-  session = await joinSession({ tools: buildTools({ mainSessionId }), hooks })
+  session = await joinSession({ tools: [...buildTools({ mainSessionId }), buildBoardTool({ mainSessionId })], hooks })
   return session
 }
 

@@ -9,6 +9,62 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** Who asks, and where. Input only. */
+export interface BoardCaller {
+  /** The working directory whose repository and branch pick the board (absolute). */
+  cwd: string
+  /** The session, when known: its first sight of the board is counted. */
+  sessionId?: string
+  /**
+   * True only for the `goal-system board` command in the user's terminal:
+   * items are then the user's, and the user may prune any item.
+   */
+  user?: boolean
+  /** True when the invocation looks like a subagent's: reads only. */
+  subagent?: boolean
+  /** Use this branch instead of the checked-out one. */
+  branch?: string
+  /** Override of the goal-system state folder. */
+  stateRoot?: string
+}
+
+/** One item with its content (returned by `get`). */
+export interface BoardItem {
+  src: string
+  name: string
+  description: string
+  content: string
+  readCount: number
+  count: number
+  createdAt: string
+  updatedAt: string
+}
+
+/** What a board command did. */
+export interface BoardResult {
+  /** Text for the model or the user. */
+  text: string
+  repository: string
+  branch: string
+  /**
+   * Every item's metadata (`src, name, description, readCount, count,
+   * createdAt, updatedAt`), never the content.
+   */
+  items: Array<any>
+  /** The items `get` returned, with content. */
+  found: Array<BoardItem>
+  /** The request to prune, once the board is nearly full. */
+  notice?: string
+  /** Faults met on the way (an unreadable board set aside). */
+  warnings: Array<string>
+}
+
+/** The tool's name and model-facing description, the same for every host. */
+export interface BoardToolInfo {
+  name: string
+  description: string
+}
+
 /**
  * Close the goal: `{ status: "complete" | "blocked" | "cancelled", reason?, ...update fields }`.
  * Complete passes only through the completion gate (otherwise `closed: false`
@@ -39,6 +95,21 @@ export interface CloseResult {
  * through an agent's shell tool never gets the user's rights.
  */
 export declare function commandRole(stdinIsTty: boolean, envNames: Array<string>): 'user' | 'agent'
+
+/**
+ * Run one `context_board` command: `{ command: "get_board" }`,
+ * `{ command: "get", src, name }`, `{ command: "add", name, description,
+ * context }` or `{ command: "prune", name }`. Rejects with an Error whose
+ * `.code` names the problem (`INVALID_INPUT`, `LIMIT_EXCEEDED` when full,
+ * `NOT_FOUND`, `FORBIDDEN`, `SUBAGENT`).
+ */
+export declare function contextBoard(caller: BoardCaller, request?: any | undefined | null): Promise<BoardResult>
+
+/** Synchronous `contextBoard`. */
+export declare function contextBoardSync(caller: BoardCaller, request?: any | undefined | null): BoardResult
+
+/** The `context_board` tool's name and description. */
+export declare function contextBoardTool(): BoardToolInfo
 
 /**
  * Open goals that an explicit continue prompt in `cwd` could load: zero, one,

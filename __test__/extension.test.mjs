@@ -33,7 +33,7 @@ describe('extension registration', () => {
   test('registers the four tools with JSON-Schema parameters covering the record', () => {
     assert.deepEqual(
       registered.tools.map((t) => t.name).sort(),
-      ['goal_system_close', 'goal_system_open', 'goal_system_status', 'goal_system_update'],
+      ['context_board', 'goal_system_close', 'goal_system_open', 'goal_system_status', 'goal_system_update'],
     )
     const schema = tool('goal_system_update').parameters.toJSONSchema()
     for (const field of ['requirements', 'doneSoFar', 'validationProof', 'remaining', 'blockers', 'issueResolutions', 'completionAudit', 'statusReason']) {

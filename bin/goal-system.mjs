@@ -4,7 +4,7 @@
 // needs (the addon only for goal commands and doctor). See `goal-system --help`.
 import { readFileSync } from 'node:fs'
 
-const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'budget']
+const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'budget', 'board']
 
 const io = {
   out: (text) => process.stdout.write(text + '\n'),
@@ -32,6 +32,10 @@ async function main(argv) {
     return runInstallCommand(cmd, rest, io, cmd === 'install' ? help.INSTALL_HELP : help.UNINSTALL_HELP)
   }
   if (cmd === 'doctor') return doctor(rest, help.DOCTOR_HELP)
+  if (cmd === 'board') {
+    const { runBoardCommand } = await import('../lib/board-cli.mjs')
+    return runBoardCommand(rest, io, help.BOARD_HELP)
+  }
   const { runGoalCommand } = await import('../lib/goals-cli.mjs')
   const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP, budget: help.BUDGET_HELP }
   return runGoalCommand(cmd, rest, io, helpText[cmd])

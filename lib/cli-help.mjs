@@ -32,6 +32,9 @@ Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-sys
   close        close as complete (through the completion gate), blocked or cancelled
   budget       set or remove the goal's token and time budgets (the user's own terminal)
 
+Context board (reusable notes per repository and branch, outliving goals):
+  board        list, show, add or prune items (goal-system board --help)
+
 Options:
   -h, --help   this help; goal-system <command> --help for a command's options
   --version    the package version
@@ -230,5 +233,34 @@ what remains and to close; its stops are no longer held.
   --expected-goal-id ID  refuse unless the session's goal is still ID
 
 ${SESSION_HELP}
+
+${EXIT_CODES}`
+
+export const BOARD_HELP = `Usage: goal-system board [list | show NAME | add NAME --description D --content C | prune NAME]
+                          [--repo DIR] [--branch B] [--json]
+
+The context board of a repository and branch: a few reusable notes (how to run the
+tests, which module owns what, a trap) that outlive any goal. The agent sees the
+board's metadata at session start and when a goal opens, and reads an item's content
+with its context_board tool. The board is small: an add beyond its capacity is
+refused until something is pruned.
+
+  list               the items' metadata (the default)
+  show NAME          an item's content (does not count as the agent's read)
+  add NAME           add or overwrite your item; NAME is a short kebab-case id
+    --description D  one line shown in the board
+    --content C      the full note
+  prune NAME         delete the item(s) named NAME, yours or the agent's
+
+Items you add are yours (src "user"): the agent can read them but cannot prune them.
+Secrets are filtered out of every input before anything is stored.
+
+  --repo DIR         the repository (any folder inside it); default: the current folder
+  --branch B         this branch instead of the checked-out one
+  --json             machine-readable output
+
+The repository is the origin remote (else the repository's top folder; outside git,
+the folder itself) and the branch is the checked-out one ("default" outside git or
+on a detached HEAD).
 
 ${EXIT_CODES}`

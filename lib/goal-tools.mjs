@@ -143,3 +143,24 @@ export function callTool(addon, name, caller, args) {
 export function isRefusal(name, result) {
   return name === 'goal_system_close' && result && result.closed === false
 }
+
+// ---------------------------------------------------------------- context board
+
+/**
+ * Input shape of the `context_board` tool (types only). Its name and
+ * description, limits included, come from the core (`addon.contextBoardTool()`).
+ */
+export const boardShape = {
+  command: z.enum(['get_board', 'get', 'add', 'prune']).describe('get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one.'),
+  src: z.enum(['agent', 'user']).optional().describe('get: whose item (as listed in the board).'),
+  name: z.string().optional().describe('get, add, prune: the item\'s short kebab-case name.'),
+  description: z.string().optional().describe('add: a one-line summary shown in the board.'),
+  context: z.string().optional().describe('add: the full reusable content (one fact, recipe or trap per item).'),
+}
+
+/** Text for the model from a board result: the text and any warnings. */
+export function boardText(result) {
+  const parts = [result.text]
+  if (result.warnings?.length) parts.push(`Warnings:\n${result.warnings.map((w) => `- ${w}`).join('\n')}`)
+  return parts.filter(Boolean).join('\n')
+}

@@ -11,7 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as z from 'zod';
 
-import { callTool, isRefusal, resultText, toolDescriptions, toolNames, toolShapes } from '../../lib/goal-tools.mjs';
+import { boardShape, boardText, callTool, isRefusal, resultText, toolDescriptions, toolNames, toolShapes } from '../../lib/goal-tools.mjs';
 
 const log = (msg) => process.stderr.write(`goal-system mcp: ${msg}\n`);
 
@@ -103,6 +103,38 @@ for (const name of toolNames) {
       outputSchema,
     },
     (args) => run(name, args),
+  );
+}
+
+// The context board: reads and writes in one tool, so the annotations describe
+// its writes (prune deletes); hosts that honour them ask before calling it.
+const boardCallerShape = {
+  cwd: callerShape.cwd,
+  sessionId: callerShape.sessionId.optional(),
+};
+
+async function runBoard(args) {
+  if (!addon) return errorResult({ code: 'ADDON_UNAVAILABLE', message: `goal-system addon failed to load: ${loadError?.message ?? loadError}` });
+  const { sessionId, cwd, ...request } = args;
+  try {
+    const result = await addon.contextBoard({ cwd, sessionId }, request);
+    return { content: [{ type: 'text', text: boardText(result) }] };
+  } catch (err) {
+    return errorResult(err);
+  }
+}
+
+if (addon) {
+  const board = addon.contextBoardTool();
+  server.registerTool(
+    board.name,
+    {
+      title: 'Context board',
+      description: board.description,
+      inputSchema: { ...boardCallerShape, ...boardShape },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    (args) => runBoard(args),
   );
 }
 

@@ -37,6 +37,8 @@ pub enum ErrorCode {
     Corrupt,
     /// A file system error.
     Io,
+    /// A named thing (a context board item) does not exist.
+    NotFound,
 }
 
 impl ErrorCode {
@@ -57,6 +59,7 @@ impl ErrorCode {
             ErrorCode::LockTimeout => "LOCK_TIMEOUT",
             ErrorCode::Corrupt => "CORRUPT",
             ErrorCode::Io => "IO",
+            ErrorCode::NotFound => "NOT_FOUND",
         }
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::authority::{self, Operation, Role};
+use crate::board;
 use crate::clock;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::{self, Unmet};
@@ -568,9 +569,10 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
         closed,
         summary: if closed {
             format!(
-                "{}{}\n",
+                "{}{}\n{}",
                 messages::summary(&goal),
-                messages::final_usage(&goal)
+                messages::final_usage(&goal),
+                board::closing_note(store, &caller.cwd, &goal)
             )
         } else {
             messages::close_refusal(&goal, &unmet)

@@ -4,6 +4,7 @@
 pub mod activation;
 pub mod authority;
 pub mod autopilot;
+pub mod board;
 pub mod clock;
 pub mod continuation;
 pub mod drift;

@@ -147,7 +147,11 @@ fn a_legacy_record_loads_with_its_resolutions_mapped_and_its_history_as_tool_act
         .filter(|u| u.field == "toolHistory")
         .collect();
     assert_eq!(tool_gate.len(), 1, "{tool_gate:?}");
-    assert!(tool_gate[0].message.contains("verif"), "{}", tool_gate[0].message);
+    assert!(
+        tool_gate[0].message.contains("verif"),
+        "{}",
+        tool_gate[0].message
+    );
 
     // Its prompt fingerprint becomes the source; its history is kept as it was.
     let source = goal.source.as_ref().unwrap();

@@ -18,6 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use serde_json::{Map, Value};
 
 use crate::authority::Role;
+use crate::board;
 use crate::error::{ErrorCode, Result};
 use crate::goals::Caller;
 use crate::messages;
@@ -203,7 +204,15 @@ pub fn decide(
     for warning in &warnings {
         store.record_fault("store", warning);
     }
-    let (decision, note) = result?;
+    let (mut decision, note) = result?;
+    if event == Event::SessionStart {
+        board::add_note(
+            &mut decision.context,
+            store,
+            &caller.cwd,
+            &caller.session_id,
+        );
+    }
     let note = match (note, warnings.is_empty()) {
         (note, true) => note,
         (None, false) => Some(warnings.join("; ")),

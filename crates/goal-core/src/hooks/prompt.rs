@@ -6,6 +6,7 @@ use serde_json::json;
 use super::Decision;
 use super::{context, load_goal, Payload};
 use crate::activation::{self, Intent};
+use crate::board;
 use crate::continuation::{self, Continuation};
 use crate::drift::{self, Drift};
 use crate::error::Result;
@@ -76,13 +77,17 @@ fn run_intent(
                 )
             };
             let next = "Before substantive work: inspect the task, then call goal_system_update with status \"active\", requirements, scope, remaining and inspectionEvidence.";
-            Ok((
-                context(format!(
-                    "{head} {next}\n{}",
-                    messages::prompt_note(&opened.goal)
-                )),
-                None,
-            ))
+            let mut decision = context(format!(
+                "{head} {next}\n{}",
+                messages::prompt_note(&opened.goal)
+            ));
+            board::add_note(
+                &mut decision.context,
+                store,
+                &caller.cwd,
+                &caller.session_id,
+            );
+            Ok((decision, None))
         }
         Intent::Continue { target } => on_continue(store, caller, target.as_deref()),
         Intent::Show => {

@@ -52,6 +52,7 @@ pub mod files;
 pub mod lock;
 pub mod logs;
 pub mod paths;
+mod side;
 
 pub use compact::Compact;
 pub use config::{StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
