@@ -17,8 +17,8 @@
 
 use std::borrow::Cow;
 
-use super::heuristics::secret_span;
-use super::rules::{Rule, Start, Then, Trigger};
+use super::heuristics::{is_marker, secret_span};
+use super::rules::{Kind, Rule, Start, Then, Trigger};
 use super::MARKER_PREFIX;
 
 /// A trigger of one rule.
@@ -112,6 +112,36 @@ pub(super) fn window_start(text: &str, at: usize, back: usize) -> usize {
         from -= 1;
     }
     floor_boundary(text, from)
+}
+
+/// Where a rule with [`Start::Back`] may match for a trigger at `at`: the
+/// start of the run of `class` bytes before it (one `lead` byte earlier if
+/// there is one), then each later word start inside the run, in order.
+/// Positions inside a word are skipped: the patterns start at a word
+/// boundary or with a non-word byte.
+pub(super) fn candidates<'t>(
+    text: &'t str,
+    at: usize,
+    class: fn(u8) -> bool,
+    max: usize,
+    lead: &[u8],
+) -> impl Iterator<Item = usize> + 't {
+    let bytes = text.as_bytes();
+    let limit = at.saturating_sub(max);
+    let mut first = at;
+    while first > limit && class(bytes[first - 1]) {
+        first -= 1;
+    }
+    if first > 0 && lead.contains(&bytes[first - 1]) {
+        first -= 1;
+    }
+    (first..=at).filter(move |&s| {
+        (s == first || !bytes[s - 1].is_ascii_alphanumeric())
+            && text.is_char_boundary(s)
+            && !(s > 0
+                && is_word_byte(bytes[s - 1])
+                && bytes.get(s).is_some_and(|&b| is_word_byte(b)))
+    })
 }
 
 /// A secret found: bytes `start..end` of the text, by rule `rule`.
@@ -327,8 +357,8 @@ impl Engine {
         spans
     }
 
-    /// Runs `rule` around its trigger at `at`; pushes the secret spans of
-    /// the matches found and moves `next_from` past them.
+    /// Runs `rule` around its trigger at `at`; pushes the secret span of
+    /// the match found and moves `next_from` past it.
     fn run_rule(
         &self,
         text: &str,
@@ -338,54 +368,133 @@ impl Engine {
         spans: &mut Vec<Span>,
     ) {
         let rule = &self.rules[index];
-        let re = rule.regex();
-        loop {
-            let start = match rule.start {
-                Start::AtTrigger => at,
-                Start::Before(back) => window_start(text, at, back).max(*next_from),
-            };
-            let mut reach = rule.reach;
-            let caps = loop {
-                let end = ceil_boundary(text, at.saturating_add(reach));
-                let caps = match rule.start {
-                    Start::AtTrigger => re.captures(&text[at..end]),
-                    Start::Before(_) => re.captures_at(&text[..end], start),
-                };
-                // A match reaching the window's end may go on past it.
-                let whole = caps.as_ref().map(|c| c.get(0).expect("group 0"));
-                let base = if matches!(rule.start, Start::AtTrigger) {
-                    at
-                } else {
-                    0
-                };
-                match whole {
-                    Some(m) if base + m.end() == end && end < text.len() => reach *= 4,
-                    _ => break caps,
-                }
-            };
-            let Some(caps) = caps else { return };
-            let base = if matches!(rule.start, Start::AtTrigger) {
-                at
-            } else {
-                0
-            };
-            let whole = caps.get(0).expect("group 0");
-            let (m_start, m_end) = (base + whole.start(), base + whole.end());
-            *next_from = if m_end > m_start { m_end } else { m_start + 1 };
-            if let Some(secret) = secret_span(rule.kind, &caps) {
-                if !secret.is_empty() {
-                    spans.push(Span {
-                        start: base + secret.start(),
-                        end: base + secret.end(),
-                        rule: index,
-                    });
+        if rule
+            .precheck
+            .is_some_and(|check| !check(text.as_bytes(), at))
+        {
+            return;
+        }
+        match rule.start {
+            Start::AtTrigger => {
+                self.anchored(text, at, at, index, next_from, spans);
+            }
+            Start::Back { class, max, lead } => {
+                for start in candidates(text, at, class, max, lead) {
+                    if start >= *next_from
+                        && self.anchored(text, start, at, index, next_from, spans)
+                    {
+                        return;
+                    }
                 }
             }
-            // A match that ended before the trigger leaves it to look at.
-            if matches!(rule.start, Start::AtTrigger) || m_end > at {
-                return;
+            Start::Before(back) => loop {
+                let start = window_start(text, at, back).max(*next_from);
+                let Some((m_start, m_end)) = self.search(text, start, at, index, spans) else {
+                    return;
+                };
+                *next_from = if m_end > m_start { m_end } else { m_start + 1 };
+                // A match that ended before the trigger leaves it to look at.
+                if m_end > at {
+                    return;
+                }
+            },
+        }
+    }
+
+    /// Matches rule `index` anchored at `start` (the trigger is at `at`);
+    /// true when it matched.
+    fn anchored(
+        &self,
+        text: &str,
+        start: usize,
+        at: usize,
+        index: usize,
+        next_from: &mut usize,
+        spans: &mut Vec<Span>,
+    ) -> bool {
+        let rule = &self.rules[index];
+        let re = rule.regex();
+        let mut reach = rule.reach;
+        // `find` first: the lazy DFA decides a miss cheaply; captures (a
+        // slower engine) run on the match only.
+        let whole = loop {
+            let end = ceil_boundary(text, at.saturating_add(reach));
+            let found = re.find(&text[start..end]);
+            // A match reaching the window's end may go on past it.
+            match found {
+                Some(m) if start + m.end() == end && end < text.len() => reach *= 4,
+                _ => break found,
+            }
+        };
+        let Some(whole) = whole else { return false };
+        let m_end = start + whole.end();
+        *next_from = start + whole.end().max(1);
+        let secret = if re.captures_len() == 1 {
+            // The whole match is the secret.
+            Some((whole.start(), whole.end()))
+        } else {
+            // The match plus what its end assertions (`$`, `\b`) look at.
+            let bytes = text.as_bytes();
+            let mut end = m_end;
+            while end < bytes.len() && matches!(bytes[end], b' ' | b'\t' | b'\r') {
+                end += 1;
+            }
+            let end = ceil_boundary(text, end + 1);
+            re.captures(&text[start..end])
+                .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+        };
+        if let Some((s, e)) = secret {
+            let candidate = &text[start + s..start + e];
+            let keep = match rule.kind {
+                Kind::Token if re.captures_len() == 1 => !is_marker(candidate),
+                Kind::Checked(check) if re.captures_len() == 1 => {
+                    !is_marker(candidate) && check(candidate)
+                }
+                _ => true,
+            };
+            if keep && e > s {
+                spans.push(Span {
+                    start: start + s,
+                    end: start + e,
+                    rule: index,
+                });
             }
         }
+        true
+    }
+
+    /// Unanchored search for rule `index` from `start`, in a window around
+    /// the trigger at `at`; the bounds of the match found.
+    fn search(
+        &self,
+        text: &str,
+        start: usize,
+        at: usize,
+        index: usize,
+        spans: &mut Vec<Span>,
+    ) -> Option<(usize, usize)> {
+        let rule = &self.rules[index];
+        let re = rule.regex();
+        let mut reach = rule.reach;
+        let caps = loop {
+            let end = ceil_boundary(text, at.saturating_add(reach));
+            let caps = re.captures_at(&text[..end], start);
+            match caps.as_ref().map(|c| c.get(0).expect("group 0")) {
+                Some(m) if m.end() == end && end < text.len() => reach *= 4,
+                _ => break caps,
+            }
+        }?;
+        let whole = caps.get(0).expect("group 0");
+        if let Some(secret) = secret_span(rule.kind, &caps) {
+            if !secret.is_empty() {
+                spans.push(Span {
+                    start: secret.start(),
+                    end: secret.end(),
+                    rule: index,
+                });
+            }
+        }
+        Some((whole.start(), whole.end()))
     }
 
     /// The text with every span replaced by its family's marker, or the

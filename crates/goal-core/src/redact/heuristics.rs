@@ -236,7 +236,7 @@ pub(super) fn context_secret(v: &str) -> bool {
 }
 
 /// For error texts: words that look like a token cut by truncation
-/// (`ghp_abc…`) or any long opaque word are replaced by a marker.
+/// (`ghp_abc…`) or any long opaque mixed-case word are replaced by a marker.
 pub(super) fn redact_opaque_words(text: &str) -> Cow<'_, str> {
     let is_word = |c: char| c.is_ascii_alphanumeric() || "_-+/=.~".contains(c);
     let mut out: Option<String> = None;
@@ -256,7 +256,8 @@ pub(super) fn redact_opaque_words(text: &str) -> Cow<'_, str> {
         }
         let word = &text[start..end];
         let cut = text[end..].starts_with('…');
-        let secret = (word.len() >= 24 && opaque_token(word) && !is_hex_digest(word))
+        // Mixed case: ids and digests (`goal-<hex>`, a commit) stay.
+        let secret = (word.len() >= 24 && opaque_token(word) && mixed_case(word))
             || (cut && word.len() >= 12 && has_letter_and_digit(word));
         if secret {
             let out = out.get_or_insert_with(String::new);

@@ -59,7 +59,8 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// Redacts a text about to become an error message (a command's stderr, an
 /// MCP error, a hook's stderr, the fault log). Besides [`redact`], a word
 /// that looks like a token cut short by truncation (`ghp_abc…`) or any long
-/// opaque word (letters and digits, 24 characters or more) goes too: an
+/// opaque word (mixed-case letters and digits, 24 characters or more) goes
+/// too, while ids and digests (lower-case hex) stay: an
 /// error names what was wrong, it never needs to quote a credential.
 pub fn for_message(text: &str) -> String {
     let redacted = redact(text);

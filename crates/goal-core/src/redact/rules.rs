@@ -67,8 +67,59 @@ pub(super) enum Start {
     /// At the trigger: the pattern is matched anchored there, so a miss
     /// costs a few bytes.
     AtTrigger,
-    /// At most this many bytes before it (a key prefix, a URL scheme).
+    /// Before it, at the start of a run of `class` bytes ending at the
+    /// trigger (at most `max` bytes: a key prefix, a URL scheme), one `lead`
+    /// byte earlier when there is one, or at a word start inside that run.
+    /// Matched anchored at each such position in turn.
+    Back {
+        class: fn(u8) -> bool,
+        max: usize,
+        lead: &'static [u8],
+    },
+    /// Anywhere from this many bytes before it: an unanchored search in a
+    /// window, for rules with a rare trigger only.
     Before(usize),
+}
+
+/// `[A-Za-z0-9_.-]`: the bytes of a key (`db.password`, `x-api-key`).
+pub(super) fn key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+fn scheme_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-')
+}
+
+fn header_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'-'
+}
+
+fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+}
+
+fn hex_byte(b: u8) -> bool {
+    b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
+}
+
+fn alnum_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+fn digit_byte(b: u8) -> bool {
+    b.is_ascii_digit()
+}
+
+fn azure_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'~' | b'.')
+}
+
+fn back(class: fn(u8) -> bool, max: usize) -> Start {
+    Start::Back {
+        class,
+        max,
+        lead: &[],
+    }
 }
 
 pub(super) struct Rule {
@@ -80,6 +131,9 @@ pub(super) struct Rule {
     /// Bytes after the trigger the window first spans; grown when a match
     /// reaches the window's end.
     pub reach: usize,
+    /// A cheap test of the bytes after the trigger that must pass before
+    /// the regex runs (for rules whose triggers are common words).
+    pub precheck: Option<fn(&[u8], usize) -> bool>,
     /// Compiled on first use.
     re: OnceLock<Regex>,
 }
@@ -88,7 +142,7 @@ impl Rule {
     pub fn regex(&self) -> &Regex {
         self.re.get_or_init(|| {
             let source = match self.start {
-                Start::AtTrigger => format!("^(?:{})", self.pattern),
+                Start::AtTrigger | Start::Back { .. } => format!("^(?:{})", self.pattern),
                 Start::Before(_) => self.pattern.clone(),
             };
             Regex::new(&source).expect("redaction pattern is valid")
@@ -182,6 +236,7 @@ fn rule(
         triggers,
         start,
         reach: 512,
+        precheck: None,
         re: OnceLock::new(),
     }
 }
@@ -210,15 +265,21 @@ fn checked(
     }
 }
 
-/// A token format whose literal sits inside it, at most `back` bytes from
-/// the match's start.
-fn inner(family: &'static str, lits: &[&'static str], back: usize, pattern: &str) -> Rule {
+/// A token format whose literal sits inside it, after a run of bytes of
+/// `class` (see [`Start::Back`]).
+fn inner(
+    family: &'static str,
+    lits: &[&'static str],
+    class: fn(u8) -> bool,
+    max: usize,
+    pattern: &str,
+) -> Rule {
     rule(
         family,
         pattern.to_string(),
         Kind::Token,
         triggers(lits, false, Then::Anything),
-        Start::Before(back),
+        back(class, max),
     )
 }
 
@@ -251,7 +312,7 @@ pub(super) fn table() -> Vec<Rule> {
             ),
             Kind::Checked(not_reference),
             triggers(&["://"], false, Then::Anything),
-            Start::Before(64),
+            back(scheme_byte, 64),
         ),
         tok(
             "slack-webhook",
@@ -263,22 +324,24 @@ pub(super) fn table() -> Vec<Rule> {
             &["discord.com/api/webhooks/", "discordapp.com/api/webhooks/"],
             r"discord(?:app)?\.com/api/webhooks/[0-9]{5,}/(?P<s>[A-Za-z0-9_-]{20,})",
         ),
-        inner(
+        rule(
             "teams-webhook",
-            &["webhook.office.com/"],
-            0,
-            r"webhook\.office\.com/webhookb2/(?P<s>[A-Za-z0-9@/_-]{20,})",
+            r"webhook\.office\.com/webhookb2/(?P<s>[A-Za-z0-9@/_-]{20,})".to_string(),
+            Kind::Token,
+            triggers(&["webhook.office.com/"], false, Then::Anything),
+            Start::AtTrigger,
         ),
         tok(
             "zapier-webhook",
             &["hooks.zapier.com/"],
             r"hooks\.zapier\.com/hooks/catch/(?P<s>[0-9]+/[A-Za-z0-9]+)",
         ),
-        inner(
+        rule(
             "sentry-dsn",
-            &["sentry.io"],
-            160,
-            r"(?-u:\b)(?P<s>[a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]*sentry\.io",
+            r"(?-u:\b)(?P<s>[a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]*sentry\.io".to_string(),
+            Kind::Token,
+            triggers(&["sentry.io"], false, Then::Anything),
+            Start::Before(160),
         ),
         tok(
             "grafana-key",
@@ -397,6 +460,7 @@ pub(super) fn table() -> Vec<Rule> {
         inner(
             "mailchimp-key",
             &["-us"],
+            hex_byte,
             32,
             r"(?-u:\b)[0-9a-f]{32}-us[0-9]{1,2}(?-u:\b)",
         ),
@@ -457,6 +521,7 @@ pub(super) fn table() -> Vec<Rule> {
         inner(
             "terraform-token",
             &[".atlasv1."],
+            alnum_byte,
             14,
             r"(?-u:\b)[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}",
         ),
@@ -617,6 +682,7 @@ pub(super) fn table() -> Vec<Rule> {
         inner(
             "telegram-bot-token",
             &[":aa"],
+            digit_byte,
             16,
             r"(?-u:\b)[0-9]{5,16}:AA[A-Za-z0-9_-]{33}",
         ),
@@ -635,6 +701,7 @@ pub(super) fn table() -> Vec<Rule> {
         inner(
             "azure-client-secret",
             &["q~"],
+            azure_byte,
             4,
             r"[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
         ),
@@ -674,7 +741,8 @@ pub(super) fn table() -> Vec<Rule> {
         inner(
             "maxmind-key",
             &["_mmk"],
-            40,
+            name_byte,
+            36,
             r"(?-u:\b)[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk",
         ),
         tok(
@@ -763,11 +831,11 @@ pub(super) fn table() -> Vec<Rule> {
         rule(
             "authorization",
             format!(
-                r#"(?i-u:(?:proxy-)?authorization){Q}[ \t]*[:=][ \t]*{Q}(?P<scheme>(?i-u:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key|ssws)[ \t]+)?(?P<s>[^\s"'`,;\\()\[\]{{}}<>]+)"#
+                r#"{B}(?i-u:(?:proxy-)?authorization){Q}[ \t]*[:=][ \t]*{Q}(?P<scheme>(?i-u:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key|ssws)[ \t]+)?(?P<s>[^\s"'`,;\\()\[\]{{}}<>]+)"#
             ),
             Kind::Authorization,
             triggers(&["authorization"], false, Then::Operator),
-            Start::Before(6),
+            back(header_byte, 16),
         ),
         rule(
             "bearer-token",
@@ -778,10 +846,10 @@ pub(super) fn table() -> Vec<Rule> {
         ),
         rule(
             "cookie",
-            format!(r#"(?i-u:(?:set-)?cookie){Q}[ \t]*:[ \t]*{Q}(?P<s>[^\r\n"'\\]+)"#),
+            format!(r#"{B}(?i-u:(?:set-)?cookie){Q}[ \t]*:[ \t]*{Q}(?P<s>[^\r\n"'\\]+)"#),
             Kind::Cookie,
             triggers(&["cookie"], false, Then::Operator),
-            Start::Before(4),
+            back(header_byte, 16),
         ),
         // `curl -u user:password`.
         rule(
@@ -821,7 +889,11 @@ pub(super) fn table() -> Vec<Rule> {
                 false,
                 Then::Anything,
             ),
-            Start::Before(24),
+            Start::Back {
+                class: name_byte,
+                max: 32,
+                lead: b"?&#;",
+            },
         ),
         rule(
             "secret",
@@ -830,7 +902,7 @@ pub(super) fn table() -> Vec<Rule> {
             ),
             Kind::Flag,
             triggers(KEY_ENDINGS, false, Then::Blank),
-            Start::Before(64),
+            back(name_byte, 64),
         ),
         rule(
             "secret",
@@ -839,11 +911,17 @@ pub(super) fn table() -> Vec<Rule> {
             ),
             Kind::Assignment,
             triggers(KEY_ENDINGS, false, Then::Operator),
-            Start::Before(96),
+            Start::Back {
+                class: key_byte,
+                max: 4096,
+                lead: b"/@",
+            },
         ),
         // Prose and logs: `secret key wJalr...`, `the token is 3f9c...`,
         // `API key: ...`: a long opaque value right after a secret's name.
-        rule(
+        Rule {
+            precheck: Some(opaque_run_follows),
+            ..rule(
             "secret",
             r#"(?i-u:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?|(?:(?:access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)(?:[ \t]+(?i-u:is|was|are|=|:|->|of|for|to|now|here|value))*[ \t]*[:=]?[ \t]*["'`]?(?P<s>[A-Za-z0-9/+_=~-](?:\.?[A-Za-z0-9/+_=~-]){19,})"#
                 .to_string(),
@@ -857,7 +935,29 @@ pub(super) fn table() -> Vec<Rule> {
                 Then::Anything,
             ),
             Start::AtTrigger,
-        ),
+        )
+        },
     ]);
     rules
+}
+
+/// Within 48 bytes after `at`: a run of 20 value bytes with a digit, which
+/// the context rule's value needs (its name and filler words are shorter).
+fn opaque_run_follows(text: &[u8], at: usize) -> bool {
+    let end = text.len().min(at + 48);
+    let mut run = 0;
+    let mut digit = false;
+    for &b in &text[at..end] {
+        if b.is_ascii_alphanumeric() || b"/+_=~.-".contains(&b) {
+            run += 1;
+            digit |= b.is_ascii_digit();
+            if run >= 20 && digit {
+                return true;
+            }
+        } else {
+            run = 0;
+            digit = false;
+        }
+    }
+    false
 }

@@ -1,7 +1,7 @@
 //! Unit tests of redaction: fixtures per family, ordinary text, idempotence,
 //! the engine's triggers and windows.
 
-use super::engine::{is_word_byte, window_start, Engine};
+use super::engine::{candidates, is_word_byte, window_start, Engine};
 use super::rules::Start;
 use super::*;
 use regex::Regex;
@@ -666,6 +666,11 @@ fn assert_triggers_necessary(engine: &Engine, text: &str) {
                 && is_word_byte(bytes[m.start() - 1])
                 && is_word_byte(bytes[m.start()]);
             let found = match rule.start {
+                Start::Back { class, max, lead } => hits[index].iter().any(|&h| {
+                    h >= m.start()
+                        && h < m.end()
+                        && candidates(text, h, class, max, lead).any(|c| c == m.start())
+                }),
                 Start::AtTrigger => mid_word || hits[index].contains(&m.start()),
                 Start::Before(back) => hits[index].iter().any(|&h| {
                     h >= m.start() && h < m.end() && window_start(text, h, back) <= m.start()
