@@ -116,7 +116,8 @@ pub(super) fn window_start(text: &str, at: usize, back: usize) -> usize {
 
 /// Where a rule with [`Start::Back`] may match for a trigger at `at`: the
 /// start of the run of `class` bytes before it (one `lead` byte earlier if
-/// there is one), then each later word start inside the run, in order.
+/// there is one), then each later word start or end inside the run, in
+/// order.
 /// Positions inside a word are skipped: the patterns start at a word
 /// boundary or with a non-word byte.
 pub(super) fn candidates<'t>(
@@ -136,7 +137,9 @@ pub(super) fn candidates<'t>(
         first -= 1;
     }
     (first..=at).filter(move |&s| {
-        (s == first || !bytes[s - 1].is_ascii_alphanumeric())
+        (s == first
+            || !bytes[s - 1].is_ascii_alphanumeric()
+            || bytes.get(s).is_some_and(|b| !b.is_ascii_alphanumeric()))
             && text.is_char_boundary(s)
             && !(s > 0
                 && is_word_byte(bytes[s - 1])

@@ -88,12 +88,15 @@ pub(super) fn assignment_secret<'h>(caps: &Captures<'h>, flag: bool) -> Option<M
         return None;
     }
     let op = caps.name("op");
-    let tight = match (caps.name("key"), op) {
-        (Some(k), Some(o)) => {
-            o.as_str() == "=" && o.start() - k.end() <= 1 && o.end() == bare.start()
-        }
-        _ => false,
-    };
+    // A flag's value ending a command (`--password hunter -h db`) is data,
+    // like a value glued to `=`; in prose (`--token flag to...`) it is not.
+    let tight = (flag && caps.name("fend").is_some())
+        || match (caps.name("key"), op) {
+            (Some(k), Some(o)) => {
+                o.as_str() == "=" && o.start() - k.end() <= 1 && o.end() == bare.start()
+            }
+            _ => false,
+        };
     let ctx = BareContext {
         key,
         strict,

@@ -18,6 +18,8 @@
 //! assignment, an `Authorization: Bearer ` prefix, the user and host of a URL
 //! all stay in place.
 
+#[cfg(test)]
+mod corpus;
 mod engine;
 mod heuristics;
 mod rules;

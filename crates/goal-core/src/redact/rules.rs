@@ -204,6 +204,8 @@ const FLAG_VALUE: &str = concat!(
     r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
     r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
     r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\-][^\s"'`,;&|()\[\]{}\\]*))"#,
+    // What follows: another flag, a pipe or the line's end (a command).
+    r"(?P<fend>[ \t]*(?:-|[|;&]|(?m:$)))?",
 );
 
 /// Optional quote between a key and its operator, possibly JSON-escaped.
@@ -916,6 +918,16 @@ pub(super) fn table() -> Vec<Rule> {
                 max: 4096,
                 lead: b"/@",
             },
+        ),
+        // Windows and fish: `setx API_TOKEN value`, `set -x API_KEY value`.
+        rule(
+            "secret",
+            format!(
+                r"(?i-u:setx|set[ \t]+-[gUx]+)[ \t]+(?P<key>[A-Za-z0-9_]*(?i-u:{KEY_NAMES}))[ \t]+{VALUE}"
+            ),
+            Kind::Assignment,
+            triggers(&["setx", "set"], true, Then::Blank),
+            Start::AtTrigger,
         ),
         // Prose and logs: `secret key wJalr...`, `the token is 3f9c...`,
         // `API key: ...`: a long opaque value right after a secret's name.
