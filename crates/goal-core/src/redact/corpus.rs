@@ -18,10 +18,6 @@ impl Rng {
         usize::try_from(self.0 % n as u64).expect("small")
     }
 
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
     /// `n` random characters of `alphabet`, with at least one digit and one
     /// letter of each case the alphabet has (real tokens mix them).
     pub fn chars(&mut self, alphabet: &str, n: usize) -> String {

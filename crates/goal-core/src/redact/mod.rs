@@ -22,6 +22,8 @@
 mod corpus;
 mod engine;
 mod heuristics;
+#[cfg(test)]
+mod props;
 mod rules;
 #[cfg(test)]
 mod tests;
