@@ -414,6 +414,7 @@ pub(super) fn benign(r: &mut Rng) -> Vec<String> {
         "\"@octokit/auth-token\": \"^4.0.0\",",
         "https://github.com/rust-lang/regex/blob/master/src/lib.rs?plain=1#L10",
         "git@github.com:org/repo.git",
+        "https://registry.example.com:443/pkg/@scope/name",
         "the sk-learn-style-kebab-identifier-name",
         "Bearer token authentication",
         "--secret-color: #fff;",

@@ -215,6 +215,15 @@ fn is_hex_digest(v: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// The password of `scheme://user:password@`: not a reference, not a port
+/// followed by a path (`host:443/pkg/@scope`).
+pub(super) fn url_password(v: &str) -> bool {
+    let port = v
+        .split_once('/')
+        .is_some_and(|(head, _)| head.bytes().all(|b| b.is_ascii_digit()));
+    !is_reference(v) && !port
+}
+
 pub(super) fn has_letter_and_digit(v: &str) -> bool {
     v.bytes().any(|b| b.is_ascii_alphabetic()) && v.bytes().any(|b| b.is_ascii_digit())
 }

@@ -16,7 +16,7 @@ use regex::Regex;
 
 use super::heuristics::{
     bearer_like, has_letter_and_digit, long_opaque, mixed_case, mixed_case_and_digit,
-    not_reference, opaque_token,
+    not_reference, opaque_token, url_password,
 };
 
 /// What to do with a match of a rule.
@@ -306,13 +306,14 @@ pub(super) fn table() -> Vec<Rule> {
                 Start::AtTrigger,
             )
         },
-        // scheme://user:password@host -- only the password goes.
+        // scheme://user:password@host -- only the password goes. A raw `/`
+        // may occur in a password; `host:443/path/@scope` is a port.
         rule(
             "url-credentials",
             format!(
-                r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s/?#@\[\]"'<>\\]+)@"#
+                r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s?#@\[\]"'<>\\]+)@"#
             ),
-            Kind::Checked(not_reference),
+            Kind::Checked(url_password),
             triggers(&["://"], false, Then::Anything),
             back(scheme_byte, 64),
         ),
