@@ -11,6 +11,7 @@ const steps = [
   ['VS Code / Claude hook runner (Node)', process.execPath, [join(here, 'hook-runner.mjs')]],
   ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
   ['Store: durable update and continuation lookup', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store']],
+  ['Redaction throughput at 1, 10 and 100 MB', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_redact']],
 ]
 for (const [title, cmd, args] of steps) {
   console.log(`\n== ${title}`)
