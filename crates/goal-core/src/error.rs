@@ -72,10 +72,13 @@ pub struct GoalError {
 }
 
 impl GoalError {
+    /// Every constructor ends here: the message is redacted at the source,
+    /// so no caller (command, MCP server, hook stderr, fault log) can echo a
+    /// secret that arrived in a wrong-typed value or an unknown field name.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> GoalError {
         GoalError {
             code,
-            message: message.into(),
+            message: crate::redact::for_message(&message.into()),
         }
     }
 

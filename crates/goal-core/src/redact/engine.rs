@@ -1,0 +1,532 @@
+//! One pass over the text: find the rules' literal triggers, run each
+//! triggered rule only in a window around its trigger, collect the secret
+//! spans of all rules, then write the output once.
+//!
+//! Why this shape:
+//! - Linear time. The trigger scan is one pass with two bit-table lookups per
+//!   byte; a rule's regex (the `regex` crate: no backtracking) runs on a
+//!   bounded window per trigger, never on the whole text, and never twice
+//!   over the same bytes for one rule. A window grows (doubling) only while a
+//!   match reaches its end, so a long match costs its length.
+//! - Cheap first call. The native hook is one short-lived process per tool
+//!   call: a regex is compiled only when its trigger occurs, so clean text
+//!   compiles nothing.
+//! - One write. Spans of all rules are merged (an overlap takes the family
+//!   of the earlier rule in the table) and the output is built once; with no
+//!   span the input is handed back borrowed.
+
+use std::borrow::Cow;
+
+use super::heuristics::{is_marker, secret_span};
+use super::rules::{Kind, Rule, Start, Then, Trigger};
+use super::MARKER_PREFIX;
+
+/// A trigger of one rule.
+struct Entry {
+    trigger: Trigger,
+    rule: usize,
+}
+
+pub(super) struct Engine {
+    pub(super) rules: Vec<Rule>,
+    /// Byte pairs (in any ASCII case) a trigger can start with, one bit each,
+    /// so that most bytes of a text cost one lookup...
+    starts: Box<[u64; 1024]>,
+    /// ... and its second and third bytes (any third byte for a trigger of
+    /// two bytes).
+    continues: Box<[u64; 1024]>,
+    /// Entries by their first two bytes (lower case): `slots[pair]` is 0 or
+    /// one more than an index into `entries`.
+    slots: Box<[u16]>,
+    entries: Vec<Vec<Entry>>,
+}
+
+/// Bit of a byte pair in `Engine::starts` or `Engine::continues`: word
+/// index and mask.
+fn pair_bit(first: u8, second: u8) -> (usize, u64) {
+    let pair = usize::from(first) << 8 | usize::from(second);
+    (pair >> 6, 1 << (pair & 63))
+}
+
+fn has(pairs: &[u64; 1024], first: u8, second: u8) -> bool {
+    let (word, mask) = pair_bit(first, second);
+    pairs[word] & mask != 0
+}
+
+/// `[A-Za-z0-9_]`, the bytes of `(?-u:\w)`.
+pub(super) fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl Trigger {
+    /// Does the trigger occur at byte offset `at` of `text`?
+    fn occurs_at(&self, text: &[u8], at: usize) -> bool {
+        let lit = self.lit.as_bytes();
+        let end = at + lit.len();
+        match text.get(at..end) {
+            Some(window) if window.eq_ignore_ascii_case(lit) => {}
+            _ => return false,
+        }
+        if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
+            return false;
+        }
+        let rest = &text[end..];
+        match self.then {
+            Then::Anything => true,
+            Then::Blank => matches!(rest.first(), Some(b' ' | b'\t')),
+            Then::Operator => {
+                // `(?:\\?["'])?[ \t]*` then the first byte of `:`, `=`, `:=`
+                // or `=>`. The blank run is bounded so a trigger check stays
+                // constant time.
+                let quote = match rest {
+                    [b'\\', b'"' | b'\'', ..] => 2,
+                    [b'"' | b'\'', ..] => 1,
+                    _ => 0,
+                };
+                let blanks = rest[quote..]
+                    .iter()
+                    .take(64)
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count();
+                matches!(rest.get(quote + blanks), Some(b':' | b'='))
+            }
+        }
+    }
+}
+
+/// How far a window may reach back to include a long key.
+const MAX_KEY_BYTES: usize = 4096;
+
+fn is_key_byte(b: u8) -> bool {
+    is_word_byte(b) || b == b'.' || b == b'-'
+}
+
+/// Where the window of a trigger at `at` starts for a rule whose match
+/// starts up to `back` bytes before its trigger: never inside a key (a long
+/// `SERVICE_..._TOKEN`), so the window backs up to the key's first byte.
+pub(super) fn window_start(text: &str, at: usize, back: usize) -> usize {
+    let bytes = text.as_bytes();
+    let limit = at.saturating_sub(MAX_KEY_BYTES);
+    let mut from = at.saturating_sub(back);
+    while from > limit && is_key_byte(bytes[from - 1]) {
+        from -= 1;
+    }
+    floor_boundary(text, from)
+}
+
+/// Where a rule with [`Start::Back`] may match for a trigger at `at`: the
+/// start of the run of `class` bytes before it (one `lead` byte earlier if
+/// there is one), then each later word start or end inside the run, in
+/// order.
+/// Positions inside a word are skipped: the patterns start at a word
+/// boundary or with a non-word byte.
+pub(super) fn candidates<'t>(
+    text: &'t str,
+    at: usize,
+    class: fn(u8) -> bool,
+    max: usize,
+    lead: &[u8],
+) -> impl Iterator<Item = usize> + 't {
+    let bytes = text.as_bytes();
+    let limit = at.saturating_sub(max);
+    let mut first = at;
+    while first > limit && class(bytes[first - 1]) {
+        first -= 1;
+    }
+    if first > 0 && lead.contains(&bytes[first - 1]) {
+        first -= 1;
+    }
+    (first..=at).filter(move |&s| {
+        (s == first
+            || !bytes[s - 1].is_ascii_alphanumeric()
+            || bytes.get(s).is_some_and(|b| !b.is_ascii_alphanumeric()))
+            && text.is_char_boundary(s)
+            && !(s > 0
+                && is_word_byte(bytes[s - 1])
+                && bytes.get(s).is_some_and(|&b| is_word_byte(b)))
+    })
+}
+
+/// A secret found: bytes `start..end` of the text, by rule `rule`.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: usize,
+    end: usize,
+    rule: usize,
+}
+
+/// Overlapping spans of different rules: an earlier rule (more precise)
+/// wins; a later rule's span adds only what the earlier ones leave out, and
+/// is dropped when that is trivial (`"private_key": "<PEM>\n"` keeps its
+/// `\n` after the PEM marker, as if the PEM had been replaced first).
+/// Otherwise overlapping spans are united under the earlier rule's family,
+/// so no part of either secret survives. `spans` is sorted by start.
+fn resolve_overlaps(text: &str, spans: Vec<Span>) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    let mut group: Vec<Span> = Vec::new();
+    let mut group_end = 0;
+    let flush = |group: &mut Vec<Span>, out: &mut Vec<Span>| {
+        if group.len() == 1 {
+            out.push(group[0]);
+        } else if !group.is_empty() {
+            resolve_group(text, group, out);
+        }
+        group.clear();
+    };
+    for span in spans {
+        if !group.is_empty() && span.start >= group_end {
+            flush(&mut group, &mut out);
+        }
+        group_end = if group.is_empty() {
+            span.end
+        } else {
+            group_end.max(span.end)
+        };
+        group.push(span);
+    }
+    flush(&mut group, &mut out);
+    out
+}
+
+/// One connected group of overlapping spans (few in practice).
+fn resolve_group(text: &str, group: &mut [Span], out: &mut Vec<Span>) {
+    group.sort_by_key(|s| (s.rule, s.start));
+    let mut kept: Vec<Span> = Vec::new();
+    for &span in group.iter() {
+        // Parts of `span` no kept span covers.
+        let mut uncovered = String::new();
+        let mut at = span.start;
+        let mut covering: Vec<&Span> = kept
+            .iter()
+            .filter(|k| k.start < span.end && span.start < k.end)
+            .collect();
+        covering.sort_by_key(|k| k.start);
+        for k in &covering {
+            if k.start > at {
+                uncovered.push_str(&text[at..k.start]);
+            }
+            at = at.max(k.end);
+        }
+        if at < span.end {
+            uncovered.push_str(&text[at..span.end]);
+        }
+        if !covering.is_empty() && is_trivial(&uncovered) {
+            continue;
+        }
+        kept.push(span);
+    }
+    // Unite what overlaps among the kept spans.
+    kept.sort_by_key(|s| s.start);
+    let first = out.len();
+    for span in kept {
+        let joins = out.len() > first;
+        match out.last_mut() {
+            Some(last) if joins && span.start < last.end => {
+                last.end = last.end.max(span.end);
+                last.rule = last.rule.min(span.rule);
+            }
+            _ => out.push(span),
+        }
+    }
+}
+
+/// Blanks, escaped line ends, quotes and punctuation: nothing secret.
+fn is_trivial(rest: &str) -> bool {
+    rest.replace("\\n", "")
+        .replace("\\r", "")
+        .bytes()
+        .all(|b| b.is_ascii_whitespace() || b"\"'`.,;:".contains(&b))
+}
+
+/// Largest char boundary at or before `i`.
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Smallest char boundary at or after `i` (at most the text's length).
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    if i >= text.len() {
+        return text.len();
+    }
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+impl Engine {
+    pub(super) fn new(rules: Vec<Rule>) -> Engine {
+        assert!(
+            rules.len() < usize::from(u16::MAX),
+            "rule indexes fit the slot table"
+        );
+        let mut starts = Box::new([0u64; 1024]);
+        let mut continues = Box::new([0u64; 1024]);
+        let mut slots = vec![0u16; 1 << 16].into_boxed_slice();
+        let mut entries: Vec<Vec<Entry>> = Vec::new();
+        let add_pair = |pairs: &mut [u64; 1024], first: u8, second: u8| {
+            for a in [first, first.to_ascii_uppercase()] {
+                for b in [second, second.to_ascii_uppercase()] {
+                    let (word, mask) = pair_bit(a, b);
+                    pairs[word] |= mask;
+                }
+            }
+        };
+        for (index, rule) in rules.iter().enumerate() {
+            assert!(!rule.triggers.is_empty(), "{}: no trigger", rule.family);
+            for &trigger in &rule.triggers {
+                let lit = trigger.lit.as_bytes();
+                assert!(
+                    lit.len() >= 2 && lit.iter().all(|b| b.is_ascii() && !b.is_ascii_uppercase()),
+                    "{}: a trigger is lower-case ASCII of two bytes or more",
+                    rule.family
+                );
+                assert!(
+                    !trigger.word_start || is_word_byte(lit[0]),
+                    "{}: a word trigger starts with a word byte",
+                    rule.family
+                );
+                add_pair(&mut starts, lit[0], lit[1]);
+                match lit.get(2) {
+                    Some(&third) => add_pair(&mut continues, lit[1], third),
+                    None => (0..=u8::MAX).for_each(|any| add_pair(&mut continues, lit[1], any)),
+                }
+                let pair = usize::from(lit[0]) << 8 | usize::from(lit[1]);
+                if slots[pair] == 0 {
+                    entries.push(Vec::new());
+                    slots[pair] = u16::try_from(entries.len()).expect("few trigger pairs");
+                }
+                entries[usize::from(slots[pair]) - 1].push(Entry {
+                    trigger,
+                    rule: index,
+                });
+            }
+        }
+        Engine {
+            rules,
+            starts,
+            continues,
+            slots,
+            entries,
+        }
+    }
+
+    /// Calls `found(at, rule)` for every trigger occurrence, in text order.
+    pub(super) fn scan(&self, text: &str, mut found: impl FnMut(usize, usize)) {
+        let bytes = text.as_bytes();
+        if bytes.len() < 2 {
+            return;
+        }
+        let last = bytes.len() - 1;
+        let mut at = 0;
+        while at < last {
+            let (a, b) = (bytes[at], bytes[at + 1]);
+            if has(&self.starts, a, b)
+                && has(&self.continues, b, bytes.get(at + 2).map_or(0, |&c| c))
+            {
+                let pair =
+                    usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase());
+                let slot = self.slots[pair];
+                if slot != 0 {
+                    for entry in &self.entries[usize::from(slot) - 1] {
+                        if entry.trigger.occurs_at(bytes, at) {
+                            found(at, entry.rule);
+                        }
+                    }
+                }
+            }
+            at += 1;
+        }
+    }
+
+    /// Secret spans of every rule, sorted and merged.
+    fn spans(&self, text: &str) -> Vec<Span> {
+        // Per rule: where its next search may start (the end of its last
+        // match), so no rule reads the same bytes twice.
+        let mut next_from = vec![0usize; self.rules.len()];
+        let mut spans: Vec<Span> = Vec::new();
+        self.scan(text, |at, rule| {
+            if at >= next_from[rule] {
+                self.run_rule(text, at, rule, &mut next_from[rule], &mut spans);
+            }
+        });
+        if spans.len() > 1 {
+            spans.sort_unstable_by_key(|s| (s.start, s.rule));
+            spans = resolve_overlaps(text, spans);
+        }
+        spans
+    }
+
+    /// Runs `rule` around its trigger at `at`; pushes the secret span of
+    /// the match found and moves `next_from` past it.
+    fn run_rule(
+        &self,
+        text: &str,
+        at: usize,
+        index: usize,
+        next_from: &mut usize,
+        spans: &mut Vec<Span>,
+    ) {
+        let rule = &self.rules[index];
+        if rule
+            .precheck
+            .is_some_and(|check| !check(text.as_bytes(), at))
+        {
+            return;
+        }
+        match rule.start {
+            Start::AtTrigger => {
+                self.anchored(text, at, at, index, next_from, spans);
+            }
+            Start::Back { class, max, lead } => {
+                for start in candidates(text, at, class, max, lead) {
+                    if start >= *next_from
+                        && self.anchored(text, start, at, index, next_from, spans)
+                    {
+                        return;
+                    }
+                }
+            }
+            Start::Before(back) => loop {
+                let start = window_start(text, at, back).max(*next_from);
+                let Some((m_start, m_end)) = self.search(text, start, at, index, spans) else {
+                    return;
+                };
+                *next_from = if m_end > m_start { m_end } else { m_start + 1 };
+                // A match that ended before the trigger leaves it to look at.
+                if m_end > at {
+                    return;
+                }
+            },
+        }
+    }
+
+    /// Matches rule `index` anchored at `start` (the trigger is at `at`);
+    /// true when it matched.
+    fn anchored(
+        &self,
+        text: &str,
+        start: usize,
+        at: usize,
+        index: usize,
+        next_from: &mut usize,
+        spans: &mut Vec<Span>,
+    ) -> bool {
+        let rule = &self.rules[index];
+        let re = rule.regex();
+        let mut reach = rule.reach;
+        // `find` first: the lazy DFA decides a miss cheaply; captures (a
+        // slower engine) run on the match only.
+        let whole = loop {
+            let end = ceil_boundary(text, at.saturating_add(reach));
+            let found = re.find(&text[start..end]);
+            // A match reaching the window's end may go on past it.
+            match found {
+                Some(m) if start + m.end() == end && end < text.len() => reach *= 4,
+                _ => break found,
+            }
+        };
+        let Some(whole) = whole else { return false };
+        let m_end = start + whole.end();
+        *next_from = start + whole.end().max(1);
+        let secret = if re.captures_len() == 1 {
+            // The whole match is the secret.
+            Some((whole.start(), whole.end()))
+        } else {
+            // The match plus what its end assertions (`$`, `\b`) look at.
+            let bytes = text.as_bytes();
+            let mut end = m_end;
+            while end < bytes.len() && matches!(bytes[end], b' ' | b'\t' | b'\r') {
+                end += 1;
+            }
+            let end = ceil_boundary(text, end + 1);
+            re.captures(&text[start..end])
+                .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+        };
+        if let Some((s, e)) = secret {
+            let candidate = &text[start + s..start + e];
+            let keep = match rule.kind {
+                Kind::Token if re.captures_len() == 1 => !is_marker(candidate),
+                Kind::Checked(check) if re.captures_len() == 1 => {
+                    !is_marker(candidate) && check(candidate)
+                }
+                _ => true,
+            };
+            if keep && e > s {
+                spans.push(Span {
+                    start: start + s,
+                    end: start + e,
+                    rule: index,
+                });
+            }
+        }
+        true
+    }
+
+    /// Unanchored search for rule `index` from `start`, in a window around
+    /// the trigger at `at`; the bounds of the match found.
+    fn search(
+        &self,
+        text: &str,
+        start: usize,
+        at: usize,
+        index: usize,
+        spans: &mut Vec<Span>,
+    ) -> Option<(usize, usize)> {
+        let rule = &self.rules[index];
+        let re = rule.regex();
+        let mut reach = rule.reach;
+        let caps = loop {
+            let end = ceil_boundary(text, at.saturating_add(reach));
+            let caps = re.captures_at(&text[..end], start);
+            match caps.as_ref().map(|c| c.get(0).expect("group 0")) {
+                Some(m) if m.end() == end && end < text.len() => reach *= 4,
+                _ => break caps,
+            }
+        }?;
+        let whole = caps.get(0).expect("group 0");
+        if let Some(secret) = secret_span(rule.kind, &caps) {
+            if !secret.is_empty() {
+                spans.push(Span {
+                    start: secret.start(),
+                    end: secret.end(),
+                    rule: index,
+                });
+            }
+        }
+        Some((whole.start(), whole.end()))
+    }
+
+    /// The text with every span replaced by its family's marker, or the
+    /// input borrowed when there is none.
+    pub(super) fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let spans = self.spans(text);
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len() + spans.len() * 16);
+        let mut copied = 0;
+        for span in &spans {
+            out.push_str(&text[copied..span.start]);
+            out.push_str(MARKER_PREFIX);
+            out.push(':');
+            out.push_str(self.rules[span.rule].family);
+            out.push(']');
+            copied = span.end;
+        }
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
+    }
+
+    /// Rules whose trigger occurs in `text` (tests: triggers must be
+    /// necessary for a match).
+    #[cfg(test)]
+    pub(super) fn triggered(&self, text: &str) -> Vec<bool> {
+        let mut seen = vec![false; self.rules.len()];
+        self.scan(text, |_, rule| seen[rule] = true);
+        seen
+    }
+}

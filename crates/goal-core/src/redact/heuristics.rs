@@ -1,0 +1,529 @@
+//! Judgement calls on a candidate: is this value a secret or ordinary code,
+//! a reference, a path, prose? Every fuzzy decision of redaction lives here;
+//! the rules (`rules.rs`) only find candidates.
+
+use std::borrow::Cow;
+
+use regex::{Captures, Match};
+
+use super::rules::Kind;
+use super::MARKER_PREFIX;
+
+/// The part of a match to replace, or `None` to leave the match as it is.
+pub(super) fn secret_span<'h>(kind: Kind, caps: &Captures<'h>) -> Option<Match<'h>> {
+    let candidate = || caps.name("s").or_else(|| caps.get(0));
+    match kind {
+        Kind::Token => candidate().filter(|s| !is_marker(s.as_str())),
+        Kind::Checked(check) => candidate().filter(|s| !is_marker(s.as_str()) && check(s.as_str())),
+        Kind::Assignment => assignment_secret(caps, false),
+        Kind::Flag => assignment_secret(caps, true),
+        Kind::Authorization => {
+            let s = caps.name("s")?;
+            let v = s.as_str();
+            if is_marker(v) || is_reference(v) {
+                None
+            } else if caps.name("scheme").is_some() || bare_is_secret(v, &HEADER_CONTEXT) {
+                Some(s)
+            } else {
+                None
+            }
+        }
+        Kind::Cookie => caps
+            .name("s")
+            .filter(|s| starts_with_cookie_pair(s.as_str())),
+    }
+}
+/// An `Authorization:` value without a scheme is judged like code.
+const HEADER_CONTEXT: BareContext<'static> = BareContext {
+    key: "authorization",
+    strict: false,
+    after_colon: true,
+    ends_line: false,
+    tight: false,
+};
+
+/// Heuristic for `key = value` style matches (documented here because it is
+/// the only fuzzy rule):
+/// - a key preceded by `/` or `@` is a package or path (`@scope/auth-token`);
+/// - a value echoing its key (`token: token2`, `password: "password"`) is a
+///   variable or a placeholder;
+/// - quoted values are secrets unless empty, a marker, a template/variable
+///   reference (`$X`, `${X}`, `{}`, `%s`, `<your-token>`), a version range or
+///   prose (several words ending like a sentence);
+/// - bare values followed by `(` or `[` are calls/indexing (`get_token()`,
+///   `os.environ["X"]`); references, code (`&str`, `Option<String>`, `a::b`,
+///   `x?.y`, `!flag`), paths, null/boolean literals and primitive type names
+///   are kept;
+/// - for SCREAMING_CASE keys (env files: `DB_PASSWORD=hunter`) anything else
+///   is a secret, except a constant name (`TOKEN = DEFAULT_TOKEN`) or an
+///   identifier after `:` in the middle of a line (`NAME: Type = ...`);
+/// - otherwise (code, CLI flags, prose) identifiers and dotted paths
+///   (`token`, `String`, `self.password`, `node.dot2`) are kept -- except a
+///   lower-case word ending a `key: value` line (YAML: `password: hunter`);
+///   short integers and versions are kept; any other value (letters mixed with
+///   digits or symbols) is a secret; a value glued to `=` (`password=hunter`,
+///   `?token=abc`) is data even when it is a plain word, unless it reads like
+///   a variable (`snake_case`, `camelCase`, dotted);
+/// - a weak name (`cache_key`, `sortKey`, `credentials`: it ends in `key`,
+///   `signature` or `credential` without a secret word before it) holds a
+///   secret only when its value is an opaque token, except in env files.
+pub(super) fn assignment_secret<'h>(caps: &Captures<'h>, flag: bool) -> Option<Match<'h>> {
+    if caps.name("lead").is_some() {
+        return None;
+    }
+    let key = caps.name("key").map_or("", |k| k.as_str());
+    let quoted = caps
+        .name("dq")
+        .or_else(|| caps.name("sq"))
+        .or_else(|| caps.name("edq"));
+    let strict = !flag && is_screaming(key);
+    let weak = !flag && !strict && !is_strong_key(key);
+    if let Some(q) = quoted {
+        let v = q.as_str();
+        let secret = quoted_is_secret(v, key) && (!weak || weak_value_is_secret(v));
+        return secret.then_some(q);
+    }
+    let bare = caps.name("bare")?;
+    if caps.name("next").is_some() {
+        return None;
+    }
+    let op = caps.name("op");
+    // A flag's value ending a command (`--password hunter -h db`) is data,
+    // like a value glued to `=`; in prose (`--token flag to...`) it is not.
+    let tight = (flag && caps.name("fend").is_some())
+        || match (caps.name("key"), op) {
+            (Some(k), Some(o)) => {
+                o.as_str() == "=" && o.start() - k.end() <= 1 && o.end() == bare.start()
+            }
+            _ => false,
+        };
+    let ctx = BareContext {
+        key,
+        strict,
+        after_colon: op.is_some_and(|o| o.as_str() == ":"),
+        ends_line: caps.name("eol").is_some(),
+        tight,
+    };
+    let v = bare.as_str();
+    let secret = bare_is_secret(v, &ctx) && (!weak || weak_value_is_secret(v));
+    secret.then_some(bare)
+}
+
+/// Where a bare value was found.
+struct BareContext<'a> {
+    /// The key it is assigned to (empty when unknown).
+    key: &'a str,
+    /// SCREAMING_CASE key: env-file style, where values are data, not code.
+    strict: bool,
+    /// The operator was a plain `:`.
+    after_colon: bool,
+    /// Nothing but blanks follows the value on its line.
+    ends_line: bool,
+    /// The value is glued to a plain `=` (`password=x`): env, URL, CLI.
+    tight: bool,
+}
+
+fn quoted_is_secret(v: &str, key: &str) -> bool {
+    !v.is_empty()
+        && !is_marker(trim_line_ends(v))
+        && !is_reference(v)
+        && !is_version(v)
+        && !echoes_key(v, key)
+        && !is_prose(v)
+}
+
+fn bare_is_secret(v: &str, ctx: &BareContext) -> bool {
+    if v.is_empty()
+        || is_marker(v)
+        || is_reference(v)
+        || looks_like_code(v, ctx.strict)
+        || is_path(v)
+        || is_literal(v)
+        || is_type_name(v)
+        || echoes_key(v, ctx.key)
+    {
+        return false;
+    }
+    let identifier = is_identifier_path(v);
+    if ctx.strict {
+        return !(is_constant_name(v) || (identifier && ctx.after_colon && !ctx.ends_line));
+    }
+    if is_version(v) {
+        return false;
+    }
+    if v.bytes().all(|b| b.is_ascii_digit()) {
+        return v.len() > 6;
+    }
+    if identifier {
+        return (ctx.after_colon && ctx.ends_line && v.bytes().all(|b| b.is_ascii_lowercase()))
+            || (ctx.tight && !reads_like_variable(v));
+    }
+    true
+}
+
+/// `user_password`, `dbPassword`, `self.pw`: how code names a variable.
+fn reads_like_variable(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.contains(['_', '.', '$'])
+        || (b[0].is_ascii_lowercase() && b.iter().any(u8::is_ascii_uppercase))
+}
+
+/// Does a key name a secret by itself (`password`, `api_key`,
+/// `AccountKey`), rather than only ending in `key` (`cache_key`)?
+fn is_strong_key(key: &str) -> bool {
+    const STRONG: &[&str] = &[
+        "password",
+        "passwd",
+        "passphrase",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "accesskey",
+        "secretkey",
+        "privatekey",
+        "accountkey",
+        "sharedaccesskey",
+        "sharedaccesssignature",
+        "masterkey",
+        "signingkey",
+        "encryptionkey",
+        "authkey",
+        "appkey",
+        "licensekey",
+        "clientkey",
+        "servicekey",
+    ];
+    let norm: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    STRONG.iter().any(|s| norm.ends_with(s))
+}
+
+/// The value of a weak key: an opaque token, not a digest (`cache_key:
+/// <sha>` is an ordinary hash).
+fn weak_value_is_secret(v: &str) -> bool {
+    opaque_token(v) && !is_hex_digest(v)
+}
+
+/// Lower-case hex of a common digest length (git SHA-1, SHA-256, MD5).
+fn is_hex_digest(v: &str) -> bool {
+    matches!(v.len(), 32 | 40 | 64)
+        && v.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The password of `scheme://user:password@`: not a reference, not a port
+/// followed by a path (`host:443/pkg/@scope`).
+pub(super) fn url_password(v: &str) -> bool {
+    let port = v
+        .split_once('/')
+        .is_some_and(|(head, _)| head.bytes().all(|b| b.is_ascii_digit()));
+    !is_reference(v) && !port
+}
+
+pub(super) fn has_letter_and_digit(v: &str) -> bool {
+    v.bytes().any(|b| b.is_ascii_alphabetic()) && v.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// Letters and digits with a long unbroken alphanumeric run: a generated
+/// token, not a kebab-case word (`sk-learn-style`) or a path.
+pub(super) fn opaque_token(v: &str) -> bool {
+    let longest_run = v
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    has_letter_and_digit(v) && longest_run >= 16 && !v.contains("://")
+}
+
+/// A value right after a secret's name in prose (`secret key wJalr...`):
+/// long, opaque, not a UUID-less identifier or a path. Hex digests count
+/// here: after the word `token` a 40-hex value is a token, not a commit.
+pub(super) fn context_secret(v: &str) -> bool {
+    let v = v.trim_end_matches(['.', ',']);
+    v.len() >= 20 && !is_marker(v) && !is_path(v) && !is_reference(v) && opaque_token(v)
+}
+
+/// For error texts: words that look like a token cut by truncation
+/// (`ghp_abc…`) or any long opaque mixed-case word are replaced by a marker.
+pub(super) fn redact_opaque_words(text: &str) -> Cow<'_, str> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || "_-+/=.~".contains(c);
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut rest = text.char_indices().peekable();
+    while let Some((start, c)) = rest.next() {
+        if !is_word(c) {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, c)) = rest.peek() {
+            if !is_word(c) {
+                break;
+            }
+            end = i + c.len_utf8();
+            rest.next();
+        }
+        let word = &text[start..end];
+        let cut = text[end..].starts_with('…');
+        // Mixed case: ids and digests (`goal-<hex>`, a commit) stay.
+        let secret = (word.len() >= 24 && opaque_token(word) && mixed_case(word))
+            || (cut && word.len() >= 12 && has_letter_and_digit(word));
+        if secret {
+            let out = out.get_or_insert_with(String::new);
+            out.push_str(&text[copied..start]);
+            out.push_str(MARKER_PREFIX);
+            out.push_str(":secret]");
+            copied = if cut { end + '…'.len_utf8() } else { end };
+        }
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// Exactly one marker: `[REDACTED]` or `[REDACTED:family]`. Only whole
+/// markers are left alone, so `"[REDACTED] hunter2"` is still redacted.
+pub(super) fn is_marker(v: &str) -> bool {
+    v.strip_prefix(MARKER_PREFIX)
+        .and_then(|rest| rest.strip_suffix(']'))
+        .is_some_and(|family| {
+            family.is_empty()
+                || family
+                    .strip_prefix(':')
+                    .is_some_and(|f| f.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
+        })
+}
+
+/// Drops trailing whitespace and escaped line ends (`\n`, `\r`), as left
+/// after a redacted PEM block inside a JSON string.
+pub(super) fn trim_line_ends(mut v: &str) -> &str {
+    loop {
+        let trimmed = v.trim_end().trim_end_matches("\\n").trim_end_matches("\\r");
+        if trimmed.len() == v.len() {
+            return v;
+        }
+        v = trimmed;
+    }
+}
+
+pub(super) fn not_reference(v: &str) -> bool {
+    !is_reference(v)
+}
+
+/// Variables and templates stand for a secret without being one.
+pub(super) fn is_reference(v: &str) -> bool {
+    v.starts_with('$')
+        || v.starts_with('{')
+        || (v.starts_with('<') && v.ends_with('>'))
+        || (v.len() >= 3 && v.starts_with('%') && v.ends_with('%'))
+        || matches!(v, "%s" | "%d" | "%r" | "%v" | "%q")
+}
+
+pub(super) fn looks_like_code(v: &str, strict: bool) -> bool {
+    if v.starts_with('&') || v.starts_with('*') {
+        return true; // reference / dereference
+    }
+    if ["::", "->", "=>", "?.", "??"]
+        .iter()
+        .any(|op| v.contains(op))
+    {
+        return true;
+    }
+    let b = v.as_bytes();
+    // Negation `!flag` (not in env files, where `!` may start a password).
+    if !strict
+        && b.len() > 1
+        && b[0] == b'!'
+        && (b[1].is_ascii_alphabetic() || b"_!(".contains(&b[1]))
+    {
+        return true;
+    }
+    // Generic type: `Option<String>`, `Vec<u8>`, `z.ZodOptional<...>`.
+    let path_len = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || b"_.$".contains(c))
+        .count();
+    path_len > 0 && b.get(path_len) == Some(&b'<')
+}
+
+/// `name`, `Type`, `self.token`, `node.dot2_token`: identifiers joined by
+/// dots. Digits are allowed only in a dotted path with a digit-free segment,
+/// so `hunter2` and `p4ss.w0rd` do not count.
+pub(super) fn is_identifier_path(v: &str) -> bool {
+    let v = v.strip_suffix('.').unwrap_or(v);
+    let mut segments = 0;
+    let mut digit_free_segment = false;
+    for seg in v.split('.') {
+        let b = seg.as_bytes();
+        let starts_ok = b
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || b"_$".contains(c));
+        if !starts_ok
+            || !b
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || b"_$".contains(c))
+        {
+            return false;
+        }
+        segments += 1;
+        digit_free_segment |= !b.iter().any(u8::is_ascii_digit);
+    }
+    let has_digit = v.bytes().any(|c| c.is_ascii_digit());
+    !has_digit || (segments > 1 && digit_free_segment)
+}
+
+/// `DEFAULT_TOKEN`, `DUMMY_API_KEY`: a constant referenced by name.
+pub(super) fn is_constant_name(v: &str) -> bool {
+    v.contains('_')
+        && v.as_bytes()[0].is_ascii_uppercase()
+        && v.bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// `token: token2`, `previousToken: previousToken2`, `password: "password"`.
+pub(super) fn echoes_key(v: &str, key: &str) -> bool {
+    let name = key.rsplit(['.', '-']).next().unwrap_or(key);
+    let v = v.trim_end_matches(|c: char| c.is_ascii_digit());
+    !name.is_empty() && v.eq_ignore_ascii_case(name)
+}
+
+/// Several words ending like a sentence: a description, not a credential.
+pub(super) fn is_prose(v: &str) -> bool {
+    let spaces = v.bytes().filter(|b| *b == b' ').count();
+    spaces >= 6 || (spaces >= 3 && v.trim_end().ends_with(['.', '!', '?', ':', '…']))
+}
+
+pub(super) fn is_path(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.starts_with('/')
+        || v.starts_with("./")
+        || v.starts_with("../")
+        || v.starts_with("~/")
+        || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/')
+}
+
+/// null / boolean literals, including minified `!0` and `!1`.
+pub(super) fn is_literal(v: &str) -> bool {
+    [
+        "null",
+        "none",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "~",
+        "!0",
+        "!1",
+    ]
+    .iter()
+    .any(|k| v.eq_ignore_ascii_case(k))
+}
+
+pub(super) fn is_type_name(v: &str) -> bool {
+    const TYPES: &[&str] = &[
+        "string", "str", "number", "bool", "boolean", "int", "integer", "float", "double", "any",
+        "unknown", "object", "char", "byte", "bytes", "void", "never",
+    ];
+    if TYPES.contains(&v) {
+        return true;
+    }
+    // Sized primitives: u8, i64, usize, f32, uint32, int64, float64.
+    let rest = v
+        .strip_prefix("uint")
+        .or_else(|| v.strip_prefix("int"))
+        .or_else(|| v.strip_prefix("float"))
+        .or_else(|| v.strip_prefix(['u', 'i', 'f']));
+    matches!(rest, Some("8" | "16" | "32" | "64" | "128" | "size"))
+}
+
+/// `1.2.3`, `^4.0.0`, `~1.2`, `>=2.0.0-beta.1`, `v1.0`.
+pub(super) fn is_version(v: &str) -> bool {
+    let v = v.trim_start_matches(['^', '~', '>', '<', '=', 'v', ' ']);
+    let core_end = v.find(['-', '+']).unwrap_or(v.len());
+    let (core, suffix) = v.split_at(core_end);
+    let parts: Vec<&str> = core.split('.').collect();
+    let core_ok = (2..=4).contains(&parts.len())
+        && parts[0].bytes().all(|b| b.is_ascii_digit())
+        && !parts[0].is_empty()
+        && parts[1..].iter().all(|p| {
+            !p.is_empty() && (p.bytes().all(|b| b.is_ascii_digit()) || *p == "x" || *p == "*")
+        });
+    core_ok
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b'+')
+}
+
+pub(super) fn is_screaming(key: &str) -> bool {
+    key.bytes().any(|b| b.is_ascii_uppercase()) && !key.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+pub(super) fn mixed_case_and_digit(v: &str) -> bool {
+    mixed_case(v) && v.bytes().any(|b| b.is_ascii_digit())
+}
+
+pub(super) fn mixed_case(v: &str) -> bool {
+    v.bytes().any(|b| b.is_ascii_uppercase()) && v.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+pub(super) fn bearer_like(v: &str) -> bool {
+    v.len() >= 32 || v.bytes().any(|b| b.is_ascii_digit())
+}
+
+pub(super) fn long_opaque(v: &str) -> bool {
+    v.len() >= 16 && !is_reference(v)
+}
+
+/// `name=value...`: a cookie header value (not `Cookie = jar.get(...)`).
+pub(super) fn starts_with_cookie_pair(v: &str) -> bool {
+    match v.find('=') {
+        Some(0) | None => false,
+        Some(i) => v[..i]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&*+-.^_|~".contains(&b)),
+    }
+}
+
+/// Is `key` (of a JSON object) the name of a secret? Compares the key,
+/// lower-cased with separators dropped, against known suffixes, so
+/// `DB_PASSWORD`, `x-api-key`, `clientSecret` and `Set-Cookie` qualify while
+/// `max_tokens`, `tokenizer` and `token_count` do not.
+pub(super) fn is_secret_key(key: &str) -> bool {
+    const SUFFIXES: &[&str] = &[
+        "password",
+        "passwd",
+        "passphrase",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "accesskey",
+        "secretkey",
+        "privatekey",
+        "authorization",
+        "cookie",
+    ];
+    // Special tokens of tokenizer configs are vocabulary, not credentials.
+    const VOCABULARY: &[&str] = &[
+        "bostoken",
+        "eostoken",
+        "padtoken",
+        "unktoken",
+        "septoken",
+        "clstoken",
+        "masktoken",
+    ];
+    let norm: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    SUFFIXES.iter().any(|s| norm.ends_with(s)) && !VOCABULARY.contains(&norm.as_str())
+}

@@ -1,0 +1,159 @@
+//! Redaction of secrets before anything is persisted or shown.
+//!
+//! Everything the goal system writes to disk (goal records, hook payloads,
+//! previews of prompts and tool output) passes through [`redact`] or
+//! [`redact_value`] first, and every error text through [`for_message`].
+//!
+//! - `rules.rs`: the rule table (token families, headers, URLs,
+//!   assignments, context), each rule with the literals that trigger it.
+//! - `engine.rs`: one pass: trigger scan, each rule run only near its
+//!   trigger, spans merged, output written once (borrowed when clean).
+//! - `heuristics.rs`: whether a candidate value is a secret or code, a
+//!   reference, a path, prose.
+//!
+//! Idempotent: markers look like `[REDACTED:family]`; no pattern can match
+//! inside a marker (value classes exclude `[`, and a quoted value that is
+//! exactly a marker is left alone), so `redact(redact(x)) == redact(x)`.
+//! Readable: only the secret part of a match is replaced; the key of an
+//! assignment, an `Authorization: Bearer ` prefix, the user and host of a URL
+//! all stay in place.
+
+#[cfg(test)]
+mod corpus;
+mod engine;
+mod heuristics;
+#[cfg(test)]
+mod props;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use engine::Engine;
+use heuristics::{is_marker, is_secret_key};
+
+/// Marker that replaces a whole value whose JSON key names a secret (see
+/// [`redact_value`]). Pattern-based redactions use the family form
+/// `[REDACTED:family]`; both start with `[REDACTED`, which no rule matches,
+/// so redaction is idempotent.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Common start of [`REDACTED`] and of every family marker.
+const MARKER_PREFIX: &str = "[REDACTED";
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| Engine::new(rules::table()))
+}
+
+/// Replaces secrets in `text` with `[REDACTED:family]` markers, keeping
+/// non-secret context (`password=`, `Authorization: Bearer `, URL user and
+/// host) so the text stays readable. Returns the input borrowed when nothing
+/// was redacted; that common case costs a single byte scan for the rules'
+/// triggers, without compiling any regex that has no trigger in it.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    engine().redact(text)
+}
+
+/// Redacts a text about to become an error message (a command's stderr, an
+/// MCP error, a hook's stderr, the fault log). Besides [`redact`], a word
+/// that looks like a token cut short by truncation (`ghp_abc…`) or any long
+/// opaque word (mixed-case letters and digits, 24 characters or more) goes
+/// too, while ids and digests (lower-case hex) stay: an
+/// error names what was wrong, it never needs to quote a credential.
+pub fn for_message(text: &str) -> String {
+    let redacted = redact(text);
+    heuristics::redact_opaque_words(&redacted).into_owned()
+}
+
+/// Redacts every string inside `value` in place with [`redact`]. Object keys
+/// are kept, but a non-empty string stored under a secret-looking key
+/// (`password`, `api_key`, `authorization`, `cookie`, `clientSecret`, ...)
+/// is replaced by [`REDACTED`] as a whole, whatever it looks like.
+/// Iterative, so deeply nested values cannot overflow the stack.
+pub fn redact_value(value: &mut Value) {
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => {
+                if let Cow::Owned(red) = redact(s) {
+                    *s = red;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => {
+                for (key, item) in map.iter_mut() {
+                    match item {
+                        Value::String(s) if is_secret_key(key) => {
+                            if !s.is_empty() && !is_marker(s) {
+                                *s = REDACTED.to_string();
+                            }
+                        }
+                        other => stack.push(other),
+                    }
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+}
+
+/// Cuts `text` to at most `max_chars` characters (not bytes, so multibyte
+/// text is never split inside a character), ending with "…" when something
+/// was cut. The ellipsis counts towards `max_chars`.
+pub fn truncate(text: &str, max_chars: usize) -> String {
+    if text.char_indices().nth(max_chars).is_none() {
+        return text.to_string();
+    }
+    if max_chars == 0 {
+        return String::new();
+    }
+    let cut = text
+        .char_indices()
+        .nth(max_chars - 1)
+        .map_or(text.len(), |(i, _)| i);
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&text[..cut]);
+    out.push('…');
+    out
+}
+
+/// One-line, secret-free summary of `text` for logs and listings: redacts,
+/// collapses whitespace runs to single spaces, trims, then [`truncate`]s to
+/// `max_chars` characters.
+pub fn preview(text: &str, max_chars: usize) -> String {
+    let redacted = redact(text);
+    let mut collapsed = String::new();
+    let mut chars = 0usize;
+    for word in redacted.split_whitespace() {
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+            chars += 1;
+        }
+        collapsed.push_str(word);
+        chars += word.chars().count();
+        if chars > max_chars {
+            break; // enough to know it will be cut
+        }
+    }
+    truncate(&collapsed, max_chars)
+}
+
+/// `"sha256:" + lowercase hex SHA-256` of `text`: lets a prompt be stored
+/// and compared by hash only, without keeping its content.
+pub fn fingerprint(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in digest {
+        out.push(HEX[usize::from(byte >> 4)] as char);
+        out.push(HEX[usize::from(byte & 0x0f)] as char);
+    }
+    out
+}

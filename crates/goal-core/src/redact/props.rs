@@ -1,0 +1,93 @@
+//! Property tests: over generated texts (benign lines, fake tokens, planted
+//! assignments and random noise, joined by random separators), redaction is
+//! idempotent, no planted secret survives, and benign text comes back
+//! unchanged. The case count is small so CI runs them in seconds.
+
+use proptest::prelude::*;
+
+use super::corpus::{benign, planted, Rng};
+use super::redact;
+
+/// Pieces generated once (the generators are the corpus test's).
+struct Pieces {
+    benign: Vec<String>,
+    planted: Vec<(String, String)>,
+}
+
+fn pieces() -> &'static Pieces {
+    static PIECES: std::sync::OnceLock<Pieces> = std::sync::OnceLock::new();
+    PIECES.get_or_init(|| {
+        let mut rng = Rng(0x0bad_cafe_f00d_d00d);
+        Pieces {
+            benign: benign(&mut rng),
+            planted: planted(&mut rng),
+        }
+    })
+}
+
+const SEPARATORS: &[&str] = &["\n", " ", "\r\n", "\t", "; ", " | ", "\n\n"];
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn redaction_is_idempotent_on_any_text(
+        noise in "[ -~\n\u{e9}\u{65e5}]{0,200}",
+        picks in proptest::collection::vec((0usize..10_000, 0usize..10_000, 0usize..7), 0..6),
+    ) {
+        let p = pieces();
+        let mut text = noise;
+        for (b, s, sep) in picks {
+            text.push_str(SEPARATORS[sep]);
+            text.push_str(&p.benign[b % p.benign.len()]);
+            text.push_str(SEPARATORS[(sep + 1) % SEPARATORS.len()]);
+            text.push_str(&p.planted[s % p.planted.len()].0);
+        }
+        let once = redact(&text).into_owned();
+        prop_assert_eq!(redact(&once), once.as_str());
+    }
+
+    #[test]
+    fn no_planted_secret_survives(
+        picks in proptest::collection::vec((0usize..10_000, 0usize..10_000, 0usize..7), 1..6),
+    ) {
+        let p = pieces();
+        let mut text = String::new();
+        let mut secrets = Vec::new();
+        for (b, s, sep) in picks {
+            let (line, secret) = &p.planted[s % p.planted.len()];
+            text.push_str(&p.benign[b % p.benign.len()]);
+            // Lines, as agents write them: a secret never shares a line
+            // with an unrelated assignment.
+            text.push_str(SEPARATORS[[0, 2, 6][sep % 3]]);
+            text.push_str(line);
+            text.push('\n');
+            secrets.push(secret.clone());
+        }
+        let out = redact(&text);
+        for secret in secrets {
+            prop_assert!(!out.contains(secret.as_str()), "{} survived in {}", secret, out);
+        }
+    }
+
+    #[test]
+    fn benign_text_is_unchanged(
+        picks in proptest::collection::vec(0usize..10_000, 1..8),
+    ) {
+        let p = pieces();
+        let text = picks
+            .iter()
+            .map(|&b| p.benign[b % p.benign.len()].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        prop_assert_eq!(redact(&text), text.as_str());
+    }
+}
