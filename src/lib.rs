@@ -5,5 +5,6 @@
 pub mod error;
 pub mod goal;
 pub mod hooks;
+pub mod progress;
 pub mod redact;
 pub mod store;

@@ -650,15 +650,30 @@ fn on_pre_tool(
         }
         match drift::decide(count) {
             Drift::Deny(n) => {
+                store.audit(
+                    "drift-denied",
+                    Some(&goal),
+                    &format!(
+                        "{n} non-goal calls since the last update; {} denied",
+                        call.name
+                    ),
+                );
                 return Ok((
                     Decision {
                         deny: Some(summary::drift_denial(&goal, n)),
                         ..Decision::default()
                     },
                     None,
-                ))
+                ));
             }
-            Drift::Warn(n) => warn = Some(summary::drift_warning(&goal, n, drift::DENY_AT)),
+            Drift::Warn(n) => {
+                store.audit(
+                    "drift-warning",
+                    Some(&goal),
+                    &format!("{n} non-goal calls since the last update"),
+                );
+                warn = Some(summary::drift_warning(&goal, n, drift::DENY_AT))
+            }
             Drift::Allow => {}
         }
         count += 1; // later calls of the same batch run after this one
@@ -692,6 +707,15 @@ fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Op
     } else {
         summary::completion_claim_denial(&held, &unmet)
     };
+    store.audit(
+        "claim-denied",
+        Some(&held),
+        &unmet
+            .iter()
+            .map(|u| u.field.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     Ok(Some(Decision {
         deny: Some(reason),
         ..Decision::default()
@@ -759,7 +783,19 @@ fn on_stop(store: &Store, caller: &Caller) -> Result<(Decision, Option<String>)>
     let Some(goal) = load_goal(store, caller)?.filter(Goal::is_working) else {
         return Ok((Decision::default(), None));
     };
-    Ok(match stop_attempt(store, caller, &goal.id)? {
+    let attempt = stop_attempt(store, caller, &goal.id)?;
+    if let Attempt::Held(g) = &attempt {
+        store.audit(
+            "stop-blocked",
+            Some(g),
+            &format!(
+                "blocked stop {} in a row; next: {}",
+                g.stop_guard.blocked_stops,
+                summary::next_item(g).unwrap_or("(none)")
+            ),
+        );
+    }
+    Ok(match attempt {
         Attempt::NotWorking => (Decision::default(), None),
         Attempt::Released(goal) => {
             let decision = released(&goal);

@@ -10,6 +10,7 @@ pub mod error;
 pub mod gate;
 pub mod hooks;
 pub mod ops;
+pub mod progress;
 pub mod record;
 pub mod redact;
 pub mod store;

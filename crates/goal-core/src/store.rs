@@ -1011,6 +1011,15 @@ impl Store {
         })
     }
 
+    /// The session's goal without taking the lock or setting anything aside:
+    /// for read-only views that run often (the status line). `None` for an
+    /// invalid session id or no goal.
+    pub fn peek_session(&self, session_id: &str) -> Option<Goal> {
+        validate_session_id(session_id).ok()?;
+        let mut ignored = Vec::new();
+        Store::newest(&self.session_copies(session_id, None, false, &mut ignored))
+    }
+
     // -- writing ----------------------------------------------------------
 
     /// Read-modify-write under one lock: load the session's goal, call `f`
