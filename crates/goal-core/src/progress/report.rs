@@ -355,11 +355,7 @@ pub fn render(goal: &Goal, t: &Timeline, now_ms: u64) -> String {
             (EventKind::Other, _) => e.name.clone(),
             (k, _) => k.as_str().to_string(),
         };
-        let what = if e.kind == EventKind::Tool {
-            format!("{}: {}", e.name, e.detail)
-        } else {
-            e.detail.clone()
-        };
+        let what = e.detail.clone();
         let _ = write!(
             out,
             "<li class=\"event-row ev-row-{}\"><time datetime=\"{}\">{}</time><span class=\"kind\">{}</span> {}</li>",

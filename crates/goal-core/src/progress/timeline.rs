@@ -303,11 +303,11 @@ pub fn render_text(goal: &Goal, t: &Timeline, now_ms: u64) -> String {
                 ));
             } else {
                 for x in run {
+                    // The detail is the tool's summary, which starts with its name.
                     out.push(format!(
-                        "{}  {:<14} {}: {}",
+                        "{}  {:<14} {}",
                         short_time(&x.at),
                         format!("tool {}", x.tool_kind.map_or("other", tool_kind_name)),
-                        x.name,
                         x.detail
                     ));
                 }
