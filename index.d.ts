@@ -157,6 +157,33 @@ export interface GoalListing {
 }
 
 /**
+ * The timeline of a goal (by goal id or session id) from the audit log and
+ * its tool history. Error `NO_GOAL` when nothing matches.
+ */
+export declare function goalLog(idOrSession: string, options?: StoreOptions | undefined | null): GoalLog
+
+/**
+ * A goal's timeline. `text` is what `goal-system log` prints; `timeline`
+ * holds every event (`{at, atMs, kind, toolKind?, name, detail, status?}`)
+ * and the tool totals; `checklist` is the completion gate, condition by
+ * condition (`{field, label, met, unmet, evidence}`).
+ */
+export interface GoalLog {
+  goal: any
+  text: string
+  timeline: any
+  checklist: any
+  coverage: any
+  budget?: any
+}
+
+/**
+ * The self-contained HTML report of a goal (by goal id or session id).
+ * Error `NO_GOAL` when nothing matches.
+ */
+export declare function goalReport(idOrSession: string, options?: StoreOptions | undefined | null): string
+
+/**
  * The session's goal with its unmet completion conditions, drift and (in
  * Copilot CLI) the host's autopilot objective. Never changes state.
  */
@@ -254,6 +281,13 @@ export interface StatePaths {
   /** The goal-system folder. */
   root: string
 }
+
+/**
+ * The session's goal line for a status bar, from Claude Code's statusLine
+ * JSON (`session_id`, ...). Empty when the session has no goal or the input
+ * is not JSON: a status bar never shows an error.
+ */
+export declare function statusLine(input: string, options?: StoreOptions | undefined | null): string
 
 /** Result of `goalStatus`. */
 export interface StatusResult {

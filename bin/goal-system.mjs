@@ -4,7 +4,7 @@
 // needs (the addon only for goal commands and doctor). See `goal-system --help`.
 import { readFileSync } from 'node:fs'
 
-const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'budget', 'board']
+const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'log', 'report', 'open', 'update', 'close', 'budget', 'board', 'statusline']
 
 const io = {
   out: (text) => process.stdout.write(text + '\n'),
@@ -13,6 +13,14 @@ const io = {
 
 async function main(argv) {
   const [cmd, ...rest] = argv
+  if (cmd === 'statusline' && !rest.includes('--help')) {
+    // A status bar shows stdout on every refresh: the line or nothing, never an error.
+    try {
+      const line = (await import('../lib/goals-cli.mjs')).statusLine()
+      if (line) io.out(line)
+    } catch {}
+    return 0
+  }
   const help = await import('../lib/cli-help.mjs')
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     if (cmd === 'help' && rest[0] && COMMANDS.includes(rest[0])) return main([rest[0], '--help'])
@@ -37,7 +45,11 @@ async function main(argv) {
     return runBoardCommand(rest, io, help.BOARD_HELP)
   }
   const { runGoalCommand } = await import('../lib/goals-cli.mjs')
-  const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP, budget: help.BUDGET_HELP }
+  if (cmd === 'statusline') {
+    io.out(help.STATUSLINE_HELP)
+    return 0
+  }
+  const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, log: help.LOG_HELP, report: help.REPORT_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP, budget: help.BUDGET_HELP }
   return runGoalCommand(cmd, rest, io, helpText[cmd])
 }
 

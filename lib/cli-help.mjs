@@ -27,6 +27,10 @@ Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-sys
   status       a session's goal (from --session or the environment), else the list
   show [ID]    one goal by goal id or session id: summary, unmet conditions,
                Copilot CLI's autopilot objective
+  log [ID]     the goal's timeline: activation, updates, tool activity, drift,
+               blocked stops, refused closes, the close
+  report [ID]  a self-contained HTML page of the goal (-o FILE)
+  statusline   one line for a status bar (Claude Code's statusLine JSON on stdin)
   open         open a goal for a session (when the goal tools are not loaded)
   update       record progress and evidence
   close        close as complete (through the completion gate), blocked or cancelled
@@ -149,10 +153,15 @@ count, unmet completion conditions, cwd.
 
 ${EXIT_CODES}`
 
-export const STATUS_HELP = `Usage: goal-system status [ID] [--session ID] [--cwd DIR] [--open] [--json]
+export const STATUS_HELP = `Usage: goal-system status [ID] [--session ID] [--cwd DIR] [--open] [--json] [--watch [--interval S]]
 
 With a goal id or session (argument, --session, or the session environment
 variables): like show. Otherwise: like list.
+
+  -w, --watch        redraw in place on the terminal (with a goal: its status line,
+                     summary and latest timeline entries) until Ctrl-C; when stdout
+                     is not a terminal, print once
+  --interval S       seconds between redraws (default 2)
 
 ${EXIT_CODES}`
 
@@ -168,6 +177,47 @@ an ID: the session from the environment, else the one open goal of the folder.
 ${SESSION_HELP}
 
 ${EXIT_CODES}`
+
+export const LOG_HELP = `Usage: goal-system log [ID] [--session ID] [--cwd DIR] [--json]
+
+The goal's timeline, oldest first, from the audit log (GOAL_SYSTEM_STATE_ROOT/audit.log
+and its rotated audit.log.1) and the goal's tool history: activation, each update
+and what it changed, tool calls by kind (runs of more than 3 are summarized),
+drift warnings and denials, blocked stops, denied completion claims, refused
+closes with their unmet conditions, the close. The tool history keeps the latest
+calls; the totals per kind cover the goal's whole life.
+
+  --json             JSON: {id, sessionId, status, timeline: {events: [{at, atMs, kind,
+                     toolKind?, name, detail, status?}], tools}, checklist, coverage, budget}
+
+${SESSION_HELP}
+
+${EXIT_CODES}`
+
+export const REPORT_HELP = `Usage: goal-system report [ID] [--session ID] [--cwd DIR] [-o FILE]
+
+One self-contained HTML page of the goal: objective and status, the completion
+gate as a checklist (each condition met or unmet, with its evidence),
+requirements against their coverage, the work lists, a timeline chart (tool
+calls by kind over time, updates, drift, stops, refusals, the close) with the
+event list, and budget use where set. It loads nothing from the network or
+other files and runs no script; it prints cleanly.
+
+  -o, --output FILE  write the page to FILE (mode 0600) instead of stdout
+
+${SESSION_HELP}
+
+${EXIT_CODES}`
+
+export const STATUSLINE_HELP = `Usage: goal-system statusline < payload.json
+
+Reads Claude Code's statusLine JSON on stdin (session_id, cwd, workspace, ...) and
+prints one line for the session's goal: status, remaining items, unmet completion
+conditions, drift, elapsed time, token use against the budget when set, and the
+objective. Prints nothing when the session has no goal, and never an error.
+\`goal-system install --claude\` sets it as Claude Code's status line (running the
+native executable native/goal-hook statusline, without Node) unless you already
+have one; \`goal-system doctor --claude\` shows how to combine it with yours.`
 
 export const OPEN_HELP = `Usage: goal-system open --session ID --objective TEXT [--draft] [--replace] [fields]
 

@@ -210,6 +210,7 @@ function checkWiring(host, scope, env, ok, fail) {
     }
     if (problems.length) fail(area, `${target.file}: ${problems.join('; ')}`, fix)
     else ok(area, `${target.file}: ${target.label}`)
+    if (target.kind === 'json') statusLineAdvice(target, ok)
   }
 }
 
@@ -235,6 +236,7 @@ function jsonProblems(target) {
     if (op.type === 'hooks') problems.push(...hookProblems(value, op))
     else if (op.type === 'key') {
       const cur = getIn(value, op.path)
+      if (op.keepExisting && cur !== undefined && !op.recognize?.(cur)) continue // theirs: see statusLineAdvice
       if (cur === undefined) problems.push(`${op.path.join('.')} is missing`)
       else if (!deepEqual(cur, op.value)) {
         problems.push(`${op.path.join('.')} is ${JSON.stringify(cur).slice(0, 200)}, expected ${JSON.stringify(op.value).slice(0, 200)}`)
@@ -247,6 +249,28 @@ function jsonProblems(target) {
     }
   }
   return problems
+}
+
+/** A status line of the user's own stays; say how to show the goal line beside it. */
+function statusLineAdvice(target, ok) {
+  const op = target.ops.find((o) => o.keepExisting)
+  if (!op) return
+  let cur
+  try {
+    cur = getIn(parseJsonObject(readTextOrNull(target.file) ?? '{}', target.file), op.path)
+  } catch {
+    return
+  }
+  if (cur === undefined || op.recognize?.(cur)) return
+  const theirs = typeof cur?.command === 'string' ? cur.command : JSON.stringify(cur)
+  const goalLine = op.value.command.split(' || ')[0].replace(' 2>/dev/null', '')
+  ok(
+    'Claude Code',
+    `${target.file}: statusLine is yours (${theirs.slice(0, 120)}), so goal-system left it. To show the goal line too, ` +
+      `make your status line command print both from the same stdin, e.g. a script: ` +
+      `input=$(cat); mine=$(printf '%s' "$input" | ${theirs}); goal=$(printf '%s' "$input" | ${goalLine}); ` +
+      `printf '%s\\n' "$mine\${goal:+ | $goal}"`,
+  )
 }
 
 function ourCommands(list) {

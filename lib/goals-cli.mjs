@@ -1,9 +1,10 @@
-// Goal commands of `goal-system`: list, status, show, open, update, close. They
-// call the same addon functions as the goal tools, so the same rules apply.
+// Goal commands of `goal-system`: list, status (and --watch), show, log, report,
+// open, update, close, statusline. They call the same addon functions as the
+// goal tools, so the same rules apply; the progress views come from the core.
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { EXIT, addonError, loadAddon, parseOptions, refused, usageError } from './cli-common.mjs'
+import { EXIT, addonError, loadAddon, parseOptions, refused, stateError, usageError } from './cli-common.mjs'
 
 /** The record's list fields, and short flag names for the common ones. */
 export const LIST_FIELDS = [
@@ -65,8 +66,10 @@ const WRITE_OPTIONS = {
 
 export const GOAL_COMMAND_OPTIONS = {
   list: { ...COMMON, open: { type: 'boolean' } },
-  status: { ...COMMON, open: { type: 'boolean' } },
+  status: { ...COMMON, open: { type: 'boolean' }, watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
   show: COMMON,
+  log: COMMON,
+  report: { session: { type: 'string' }, cwd: { type: 'string' }, output: { type: 'string', short: 'o' } },
   open: { ...WRITE_OPTIONS, objective: { type: 'string' }, draft: { type: 'boolean' }, replace: { type: 'boolean' } },
   update: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' }, 'expected-goal-id': { type: 'string' } },
   close: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' }, 'expected-goal-id': { type: 'string' } },
@@ -91,9 +94,14 @@ export function runGoalCommand(cmd, argv, io, help) {
     case 'list':
       return list(opts, cwd, io)
     case 'status':
-      return opts.positionals[0] || sessionFromFlagOrEnv(opts) ? show(opts, cwd, io) : list(opts, cwd, io)
+      if (opts.watch) return watch(opts, cwd, io)
+      return statusOnce(opts, cwd, io)
     case 'show':
       return show(opts, cwd, io)
+    case 'log':
+      return log(opts, cwd, io)
+    case 'report':
+      return report(opts, cwd, io)
     default:
       return write(cmd, opts, cwd, io)
   }
@@ -179,11 +187,17 @@ export function table(listings) {
   return [line(head), ...rows.map(line)].join('\n')
 }
 
+/** The goal a reading command names: argument, --session or the environment, else the one open goal here. */
+function pickGoal(addon, opts, cwd, what) {
+  const key = opts.positionals[0] ?? sessionFromFlagOrEnv(opts)
+  const listing = key ? call(() => addon.findGoal(key), what) : soleOpenGoal(addon, cwd ?? process.cwd())
+  if (!listing) throw refused(`goal-system ${what}: no goal with id or session "${key}"`)
+  return listing
+}
+
 function show(opts, cwd, io) {
   const addon = loadAddon()
-  const key = opts.positionals[0] ?? sessionFromFlagOrEnv(opts)
-  const listing = key ? call(() => addon.findGoal(key), 'show') : soleOpenGoal(addon, cwd ?? process.cwd())
-  if (!listing) throw refused(`goal-system show: no goal with id or session "${key}"`)
+  const listing = pickGoal(addon, opts, cwd, 'show')
   const goal = listing.goal
   const status = call(() => addon.goalStatusSync({ sessionId: goal.sessionId, cwd: goal.cwd }), 'show')
   const current = status.goal?.id === goal.id
@@ -212,6 +226,107 @@ function show(opts, cwd, io) {
     if (result.autopilot) io.out(`Copilot CLI autopilot objective: ${result.autopilot.objective} (status ${result.autopilot.status})`)
   }
   return EXIT.OK
+}
+
+function statusOnce(opts, cwd, io) {
+  return opts.positionals[0] || sessionFromFlagOrEnv(opts) ? show(opts, cwd, io) : list(opts, cwd, io)
+}
+
+/** The goal's timeline (audit log and tool history), as text or --json. */
+function log(opts, cwd, io) {
+  const addon = loadAddon()
+  const listing = pickGoal(addon, opts, cwd, 'log')
+  const result = call(() => addon.goalLog(listing.goal.id), 'log')
+  if (opts.json) {
+    const { goal, timeline, checklist, coverage, budget } = result
+    io.out(JSON.stringify({ id: goal.id, sessionId: goal.sessionId, status: listing.status, timeline, checklist, coverage, budget: budget ?? null }, null, 2))
+  } else io.out(result.text.trimEnd())
+  return EXIT.OK
+}
+
+/** The self-contained HTML report, on stdout or into -o FILE (0600: it holds the goal's details). */
+function report(opts, cwd, io) {
+  const addon = loadAddon()
+  const listing = pickGoal(addon, opts, cwd, 'report')
+  const html = call(() => addon.goalReport(listing.goal.id), 'report')
+  if (opts.output === undefined || opts.output === '-') {
+    process.stdout.write(html)
+    return EXIT.OK
+  }
+  const file = path.resolve(opts.output)
+  try {
+    fs.writeFileSync(file, html, { mode: 0o600 })
+  } catch (err) {
+    throw stateError(`goal-system report: cannot write ${file} (${err.code ?? err.message})`)
+  }
+  io.out(`Report of goal ${listing.goal.id} written to ${file}`)
+  return EXIT.OK
+}
+
+/** Lines the watch screen shows: what status prints, then the latest timeline entries. */
+function watchScreen(opts, cwd) {
+  const lines = []
+  const capture = { out: (t) => lines.push(t), err: (t) => lines.push(t) }
+  try {
+    if (opts.positionals[0] || sessionFromFlagOrEnv(opts)) {
+      const addon = loadAddon()
+      const listing = pickGoal(addon, opts, cwd, 'status')
+      lines.push(addon.statusLine(JSON.stringify({ session_id: listing.goal.sessionId })), '')
+      show({ ...opts, positionals: [listing.goal.id], json: false }, cwd, capture)
+      // The text log is a header, a blank line, then one line per event.
+      const log = addon.goalLog(listing.goal.id).text.trimEnd().split('\n')
+      lines.push('', 'Latest:', ...log.slice(log.indexOf('') + 1).slice(-WATCH_EVENTS))
+    } else list({ ...opts, json: false }, cwd, capture)
+  } catch (err) {
+    lines.push(err.message, ...(err.details ?? []))
+  }
+  return lines.join('\n')
+}
+
+const WATCH_EVENTS = 10
+
+/**
+ * status --watch: redraw in place (alternate screen, cursor home and clear)
+ * until Ctrl-C; when stdout is not a terminal, print once.
+ */
+function watch(opts, cwd, io, stdout = process.stdout) {
+  const seconds = opts.interval === undefined ? 2 : Number(opts.interval)
+  if (!Number.isFinite(seconds) || seconds < 0.1) throw usageError(`--interval: expected seconds (0.1 or more), got "${opts.interval}"`)
+  if (!stdout.isTTY) {
+    io.out(watchScreen(opts, cwd))
+    return EXIT.OK
+  }
+  stdout.write('\x1b[?1049h\x1b[?25l')
+  const draw = () => {
+    const when = new Date().toISOString().replace('T', ' ').slice(0, 19)
+    stdout.write(`\x1b[H\x1b[2J${watchScreen(opts, cwd)}\n\n${when}Z, every ${seconds}s; Ctrl-C to stop\n`)
+  }
+  draw()
+  const timer = setInterval(draw, seconds * 1000)
+  return new Promise((resolve) => {
+    const stop = () => {
+      clearInterval(timer)
+      stdout.write('\x1b[?25h\x1b[?1049l')
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve(EXIT.OK)
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}
+
+/**
+ * statusline: Claude Code's statusLine JSON on stdin, the goal line on stdout.
+ * The installed status line runs the native hook; this is its Node fallback,
+ * and it prints nothing rather than an error.
+ */
+export function statusLine(readStdin = () => fs.readFileSync(0, 'utf8')) {
+  try {
+    return loadAddon().statusLine(readStdin())
+  } catch {
+    return ''
+  }
 }
 
 // ---- writing ----

@@ -91,8 +91,14 @@ function installJson(target, text, record) {
   const next = clone(current ?? {})
   const rec = recordFor(target, text, record)
   const mayPrune = (p) => (record ? wasCreated(rec, p) : true)
+  const kept = []
   try {
     for (const op of target.ops) {
+      const have = getIn(next, op.path ?? [])
+      if (op.keepExisting && op.type === 'key' && have !== undefined && !op.recognize?.(have)) {
+        kept.push(`${op.path.join('.')} kept: you already have one (goal-system doctor shows how to combine)`)
+        continue
+      }
       const opRec = (rec.ops[op.id] ??= { scopes: [] })
       addScope(opRec, target.scope)
       if (op.type === 'hooks') {
@@ -127,12 +133,14 @@ function installJson(target, text, record) {
     if (err instanceof ShapeError) throw new JsonFileError(target.file, err.message, { shape: true })
     throw err
   }
-  if (current !== null && deepEqual(current, next)) return { action: 'unchanged', record: rec }
+  const detail = kept.length ? `${target.label}; ${kept.join('; ')}` : undefined
+  if (current !== null && deepEqual(current, next)) return { action: 'unchanged', record: rec, detail }
   return {
     action: current === null ? 'create' : 'update',
     text: formatJson(next, detectFormat(text)),
     record: rec,
     firstTouch: !record,
+    detail,
   }
 }
 

@@ -140,6 +140,25 @@ function extensionShim(pkg) {
   ].join('\n')
 }
 
+/**
+ * Claude Code's status line: the native executable (no Node start-up on each
+ * refresh), falling back to the command's Node path when it is missing; both
+ * print the goal line or nothing. `keepExisting`: a status line the user
+ * already has is never replaced (doctor explains how to combine the two).
+ */
+export function claudeStatusLineOp(pkg = PACKAGE_ROOT) {
+  const native = shellQuote(path.join(pkg, 'native', 'goal-hook'))
+  const cli = shellQuote(path.join(pkg, 'bin', 'goal-system.mjs'))
+  return {
+    id: 'key:statusLine',
+    type: 'key',
+    path: ['statusLine'],
+    value: { type: 'command', command: `${native} statusline 2>/dev/null || node ${cli} statusline 2>/dev/null`, padding: 0 },
+    recognize: (v) => isOurString(v?.command, pkg),
+    keepExisting: true,
+  }
+}
+
 // ---- targets ----
 
 /**
@@ -257,6 +276,8 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
     const userSettings = path.join(loc.claudeDir, 'settings.json')
     const hooksOp = { id: 'hooks', type: 'hooks', hooks }
     const allowOp = { id: 'items:permissions.allow', type: 'items', path: ['permissions', 'allow'], items: CLAUDE_PERMISSIONS }
+    const statusOp = claudeStatusLineOp(pkg)
+    const statusLabel = 'Claude Code statusLine: the goal line (native/goal-hook statusline), unless you have one'
     const hooksLabel = `Claude Code hooks: ${Object.keys(hooks).length} events run hook-runner.mjs claude`
     const allowLabel = `Claude Code permissions.allow: the ${GOAL_TOOLS.length} goal tools (MCP tools need a user-level grant)`
     // Claude Code has a built-in /goal with its own model-judged stop hook; a
@@ -280,12 +301,12 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
         ops: [mcpKey(['mcpServers', MCP_SERVER_NAME], server)],
         requires: [mcpScript],
       })
-      add('claude', userSettings, { kind: 'json', label: allowLabel, ops: [allowOp] })
+      add('claude', userSettings, { kind: 'json', label: `${allowLabel}; ${statusLabel}`, ops: [allowOp, statusOp] })
     } else {
       add('claude', userSettings, {
         kind: 'json',
-        label: `${hooksLabel}; ${allowLabel}`,
-        ops: [hooksOp, allowOp],
+        label: `${hooksLabel}; ${allowLabel}; ${statusLabel}`,
+        ops: [hooksOp, allowOp, statusOp],
         requires: [hookRunner],
       })
       add('claude', loc.claudeJson, {

@@ -6,5 +6,6 @@ pub mod board;
 pub mod error;
 pub mod goal;
 pub mod hooks;
+pub mod progress;
 pub mod redact;
 pub mod store;

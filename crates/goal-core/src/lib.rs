@@ -16,6 +16,7 @@ pub mod hooks;
 pub mod messages;
 pub mod outcome;
 pub mod payload;
+pub mod progress;
 pub mod record;
 pub mod redact;
 pub mod store;

@@ -51,6 +51,17 @@ pub(super) fn on_stop(
     };
     let (attempt, warnings) = goals::stop_attempt(store, caller, &goal.id)?;
     note_warnings(warnings);
+    if let Attempt::Held(g) = &attempt {
+        store.audit(
+            "stop-blocked",
+            Some(g),
+            &format!(
+                "blocked stop {} in a row; next: {}",
+                g.stop_guard.blocked_stops,
+                messages::next_item(g).unwrap_or("(none)")
+            ),
+        );
+    }
     Ok(match attempt {
         Attempt::NotWorking => (Decision::default(), None),
         Attempt::Released(goal) => {

@@ -54,15 +54,30 @@ pub(super) fn on_pre_tool(
         }
         match drift::decide(count) {
             Drift::Deny(n) => {
+                store.audit(
+                    "drift-denied",
+                    Some(&goal),
+                    &format!(
+                        "{n} non-goal calls since the last update; {} denied",
+                        call.name
+                    ),
+                );
                 return Ok((
                     Decision {
                         deny: Some(messages::drift_denial(&goal, n)),
                         ..Decision::default()
                     },
                     None,
-                ))
+                ));
             }
-            Drift::Warn(n) => warn = Some(messages::drift_warning(&goal, n, drift::DENY_AT)),
+            Drift::Warn(n) => {
+                store.audit(
+                    "drift-warning",
+                    Some(&goal),
+                    &format!("{n} non-goal calls since the last update"),
+                );
+                warn = Some(messages::drift_warning(&goal, n, drift::DENY_AT))
+            }
             Drift::Allow => {}
         }
         count += 1; // later calls of the same batch run after this one
@@ -98,6 +113,15 @@ fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Op
     } else {
         messages::completion_claim_denial(&held, &unmet)
     };
+    store.audit(
+        "claim-denied",
+        Some(&held),
+        &unmet
+            .iter()
+            .map(|u| u.field.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     Ok(Some(Decision {
         deny: Some(reason),
         ..Decision::default()

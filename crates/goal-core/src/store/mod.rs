@@ -134,6 +134,15 @@ impl Store {
 
     // -- reading ----------------------------------------------------------
 
+    /// The session's goal without taking the lock or setting anything aside:
+    /// for read-only views that run often (the status line). `None` for an
+    /// invalid session id or no goal.
+    pub fn peek_session(&self, session_id: &str) -> Option<Goal> {
+        validate_session_id(session_id).ok()?;
+        let mut ignored = Vec::new();
+        copies::newest(&self.session_copies(session_id, None, false, &mut ignored))
+    }
+
     /// The session's goal: the newest valid of its three copies. Corrupt
     /// copies are moved aside (`<name>.corrupt-<ms>`) and reported in
     /// `warnings`; symlinks are refused and reported. Takes the session's lock.
