@@ -19,7 +19,7 @@ function makePackage() {
   for (const name of ['bin', 'lib', 'hooks', 'skills', 'adapters', 'package.json', 'extension.mjs']) {
     fs.cpSync(path.join(repo, name), path.join(pkg, name), { recursive: true })
   }
-  for (const name of ['index.js', 'goal-system.linux-x64-gnu.node', 'native']) {
+  for (const name of ['index.js', 'goal-system.linux-x64-gnu.node', 'native', 'node_modules']) {
     if (fs.existsSync(path.join(repo, name))) fs.symlinkSync(path.join(repo, name), path.join(pkg, name))
   }
 }
@@ -263,20 +263,62 @@ describe('install', () => {
     assert.equal(fs.readFileSync(h.file('.copilot/mcp-config.json'), 'utf8'), EXISTING['.copilot/mcp-config.json'])
   })
 
-  test('a settings file that is not valid JSON: refuses, names it, exit 3, nothing changed', () => {
+  test('a settings file that is not valid JSONC: refuses, names it, exit 3, nothing changed', () => {
     const h = makeHome({ ...EXISTING, '.claude.json': '{"numStartups": 3,\n  "mcpServers": {\n' })
     const before = snapshot(h.home)
     const r = run(h, ['install'])
     assert.equal(r.code, 3)
-    assert.ok(r.err.includes(`${h.file('.claude.json')} is not valid JSON`), r.err)
+    assert.ok(r.err.includes(`${h.file('.claude.json')} is not valid JSONC`), r.err)
+    assert.match(r.err, /at line 3, column 1/)
     assert.match(r.err, /Nothing was changed/)
     assert.deepEqual(snapshot(h.home), before)
+  })
 
-    const jsonc = makeHome({ '.config/Code/User/mcp.json': '{\n  // my servers\n  "servers": {},\n}\n' })
-    const r2 = run(jsonc, ['install', '--vscode'])
-    assert.equal(r2.code, 3)
-    assert.match(r2.err, /comments or trailing commas/)
-    assert.deepEqual(Object.keys(snapshot(jsonc.home).files), ['.config/Code/User/mcp.json'])
+  test('VS Code JSONC files keep their comments and trailing commas through install, and uninstall restores their bytes', () => {
+    const mcp = [
+      '{',
+      '  // My servers: keep this note',
+      '  "servers": {',
+      '    "mine": {',
+      '      "type": "stdio",',
+      '      "command": "mine", // trailing comment',
+      '    },',
+      '  },',
+      '  /* inputs stay too */',
+      '  "inputs": [],',
+      '}',
+      '',
+    ].join('\n')
+    const settings = '{\n\t// editor\n\t"editor.tabSize": 4,\n\t"chat.agent.enabled": true,\n}\n'
+    const h = makeHome({ '.config/Code/User/mcp.json': mcp, '.config/Code/User/settings.json': settings })
+    const r = run(h, ['install', '--vscode'])
+    assert.equal(r.code, 0, r.err)
+    const after = fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8')
+    for (const line of mcp.split('\n').filter((l) => l.includes('//') || l.includes('/*'))) assert.ok(after.includes(line), `kept: ${line}\n${after}`)
+    assert.match(after, /"goalSystem": \{\n {6}"type": "stdio",/, 'our server laid out in the file\'s indentation')
+    assert.ok(after.includes(`${path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')}`), after)
+
+    // Install again: nothing changes; then uninstall gives back the original bytes.
+    assert.equal(run(h, ['install', '--vscode']).code, 0)
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8'), after)
+    const un = run(h, ['uninstall', '--vscode'])
+    assert.equal(un.code, 0, un.err)
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8'), mcp)
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/settings.json'), 'utf8'), settings)
+  })
+
+  test('a JSONC settings file edited by the user after install: uninstall removes only our entries and keeps their edits and comments', () => {
+    const claude = '{\n  // permissions I chose\n  "permissions": {\n    "allow": [\n      "Bash(ls)", // listing is fine\n    ],\n  },\n}\n'
+    const h = makeHome({ '.claude/settings.json': claude })
+    assert.equal(run(h, ['install', '--claude']).code, 0)
+    const installed = fs.readFileSync(h.file('.claude/settings.json'), 'utf8')
+    assert.ok(installed.includes('"Bash(ls)", // listing is fine'), installed)
+    assert.match(installed, /mcp__goalSystem__goal_system_status/)
+    // The user adds a key of their own, with a comment.
+    fs.writeFileSync(h.file('.claude/settings.json'), installed.replace('{\n', '{\n  // mine\n  "model": "opus",\n'))
+    assert.equal(run(h, ['uninstall', '--claude']).code, 0)
+    const left = fs.readFileSync(h.file('.claude/settings.json'), 'utf8')
+    assert.equal(left, claude.replace('{\n', '{\n  // mine\n  "model": "opus",\n'))
   })
 
   test('a file of the same name that is not ours is refused (exit 1), nothing changed', () => {
@@ -368,7 +410,7 @@ describe('doctor', () => {
     const flags = run(h, ['doctor'])
     assert.equal(flags.code, 1)
     assert.match(flags.out, /experimental is false, expected true/)
-    assert.match(flags.out, /goal-system\.json: not valid JSON/)
+    assert.match(flags.out, /goal-system\.json: not valid JSONC/)
   })
 
   test('nothing installed, and state files readable by others, are failures', () => {

@@ -228,7 +228,7 @@ function jsonProblems(target) {
   try {
     value = parseJsonObject(text, target.file)
   } catch (err) {
-    return [`not valid JSON: ${err.detail ?? err.message}`]
+    return [`not valid JSONC: ${err.detail ?? err.message}`]
   }
   const problems = []
   for (const op of target.ops) {
