@@ -92,6 +92,14 @@ export interface HookResult {
 }
 
 /**
+ * Who decides an event for a hook entry written for `host`: the host whose
+ * answer shape it then uses (`copilot-cli` when a VS Code or Claude Code entry
+ * runs under Copilot CLI and decides there), or `null` when the entry stands
+ * down because another entry decides the event.
+ */
+export declare function hostRole(host: string, stdin: string): string | null
+
+/**
  * Every stored goal (one entry per goal id, newest copy), newest first;
  * only those of `cwd` when given.
  */
@@ -144,6 +152,8 @@ export declare function redact(text: string): string
  * `event` is the event name in any case style (`preToolUse`, `PreToolUse`,
  * `agentStop`, `Stop`, ...); `stdin` is the host's JSON payload. Never throws:
  * faults come back as an allow-shaped answer with a message in `stderr`.
+ * A `vscode` or `claude` entry that runs under Copilot CLI answers `{}` when
+ * another entry decides the event there (see `hostRole`).
  */
 export declare function runHook(host: string, event: string, stdin: string): HookResult
 

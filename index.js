@@ -842,6 +842,7 @@ module.exports.findGoal = nativeBinding.findGoal
 module.exports.fingerprint = nativeBinding.fingerprint
 module.exports.goalStatus = nativeBinding.goalStatus
 module.exports.goalStatusSync = nativeBinding.goalStatusSync
+module.exports.hostRole = nativeBinding.hostRole
 module.exports.listGoals = nativeBinding.listGoals
 module.exports.looksLikeSubagent = nativeBinding.looksLikeSubagent
 module.exports.openGoal = nativeBinding.openGoal

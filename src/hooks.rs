@@ -2,6 +2,7 @@
 //! the shell hook's Node fallback). Same function as the native goal-hook.
 
 use goal_core::hooks::{self, Host};
+use goal_core::hosts::{self, Role};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -20,10 +21,17 @@ pub struct HookResult {
 /// `event` is the event name in any case style (`preToolUse`, `PreToolUse`,
 /// `agentStop`, `Stop`, ...); `stdin` is the host's JSON payload. Never throws:
 /// faults come back as an allow-shaped answer with a message in `stderr`.
+/// A `vscode` or `claude` entry that runs under Copilot CLI answers `{}` when
+/// another entry decides the event there (see `hostRole`).
 #[napi]
 pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
-    let out = match Host::parse(&host) {
-        Some(h) => hooks::run(h, &event, &stdin),
+    let out = match Host::parse(&host).map(|h| hosts::resolve(h, &stdin)) {
+        Some(Role::Decide(h)) => hooks::run(h, &event, &stdin),
+        Some(Role::StandDown) => hooks::HookOutput {
+            stdout: "{}".to_string(),
+            stderr: String::new(),
+            exit_code: 0,
+        },
         None => {
             let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
             out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
@@ -44,4 +52,17 @@ pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
 #[napi]
 pub fn looks_like_subagent(invocation: Value, main_session_id: Option<String>) -> bool {
     hooks::looks_like_subagent(&invocation, main_session_id.as_deref())
+}
+
+/// Who decides an event for a hook entry written for `host`: the host whose
+/// answer shape it then uses (`copilot-cli` when a VS Code or Claude Code entry
+/// runs under Copilot CLI and decides there), or `null` when the entry stands
+/// down because another entry decides the event.
+#[napi]
+pub fn host_role(host: String, stdin: String) -> Option<String> {
+    let h = Host::parse(&host)?;
+    match hosts::resolve(h, &stdin) {
+        Role::Decide(h) => Some(hosts::host_name(h).to_string()),
+        Role::StandDown => None,
+    }
 }

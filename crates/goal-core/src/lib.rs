@@ -11,6 +11,7 @@ pub mod error;
 pub mod gate;
 pub mod goals;
 pub mod hooks;
+pub mod hosts;
 pub mod messages;
 pub mod record;
 pub mod redact;

@@ -6,6 +6,7 @@
 use std::io::{Read, Write};
 
 use goal_core::hooks::{self, Host};
+use goal_core::hosts::{self, Role};
 
 /// Payloads larger than this are not read further (a hook must stay fast).
 const MAX_STDIN: u64 = 16 * 1024 * 1024;
@@ -35,7 +36,16 @@ fn main() {
     let mut input = String::new();
     let read = std::io::stdin().take(MAX_STDIN).read_to_string(&mut input);
     let out = match read {
-        Ok(_) => hooks::run(host, &event, &input),
+        // A VS Code or Claude Code entry that Copilot CLI also runs may leave
+        // the event to the entry that decides it there (one decision per event).
+        Ok(_) => match hosts::resolve(host, &input) {
+            Role::Decide(h) => hooks::run(h, &event, &input),
+            Role::StandDown => hooks::HookOutput {
+                stdout: "{}".to_string(),
+                stderr: String::new(),
+                exit_code: 0,
+            },
+        },
         Err(e) => {
             let mut out = hooks::run(host, &event, "{}");
             out.stderr = format!("goal-system hook: could not read stdin ({e}); allowing\n");
