@@ -96,9 +96,62 @@ describe('command surface', () => {
       assert.equal(r.code, 0, `${cmd} --help`)
       assert.match(r.out, new RegExp(`^Usage: goal-system ${cmd}`), `${cmd} --help`)
     }
-    const version = run(h, ['--version'])
-    assert.equal(version.code, 0)
-    assert.equal(version.out.trim(), readJson(path.join(repo, 'package.json')).version)
+    for (const flag of ['--version', '-V']) {
+      const version = run(h, [flag])
+      assert.equal(version.code, 0)
+      assert.equal(version.out.trim(), readJson(path.join(repo, 'package.json')).version)
+    }
+  })
+
+  test('a misspelt command or option suggests the right one, briefly, with the program and command named', () => {
+    const h = makeHome()
+    const cmd = run(h, ['instal'])
+    assert.equal(cmd.code, 2)
+    assert.equal(cmd.err, 'goal-system: unknown command "instal". Did you mean "install"?\nRun goal-system --help for the commands.\n')
+    assert.equal(cmd.out, '')
+    const opt = run(h, ['install', '--dryrun'])
+    assert.equal(opt.code, 2)
+    assert.match(opt.err, /^goal-system install: Unknown option '--dryrun'\. Did you mean --dry-run\?/)
+    assert.match(run(h, ['uninstall', '--project']).err, /^goal-system uninstall: /)
+  })
+
+  test('colour only on a terminal, or when FORCE_COLOR asks; NO_COLOR turns it off', async () => {
+    const { colourEnabled } = await import('../lib/cli-ui.mjs')
+    assert.equal(colourEnabled({ isTTY: true }, {}), true)
+    assert.equal(colourEnabled({ isTTY: false }, {}), false)
+    assert.equal(colourEnabled({ isTTY: true }, { NO_COLOR: '1' }), false)
+    assert.equal(colourEnabled({ isTTY: false }, { FORCE_COLOR: '1' }), true)
+    assert.equal(colourEnabled({ isTTY: true }, { FORCE_COLOR: '0' }), false)
+    assert.equal(colourEnabled({ isTTY: true }, { TERM: 'dumb' }), false)
+    // Through the command: FORCE_COLOR paints the error, NO_COLOR leaves it plain.
+    const h = makeHome()
+    const forced = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'], { env: { ...process.env, HOME: h.home, FORCE_COLOR: '1' }, encoding: 'utf8' })
+    assert.match(forced.stderr, /\x1b\[31mgoal-system install: --project/)
+    const plain = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'], { env: { ...process.env, HOME: h.home, NO_COLOR: '1', FORCE_COLOR: '' }, encoding: 'utf8' })
+    assert.doesNotMatch(plain.stderr, /\x1b\[/)
+  })
+
+  test('30 runs of `install --dry-run | head -c 10` end without a stack trace', () => {
+    const h = makeHome()
+    for (let i = 0; i < 30; i++) {
+      const res = spawnSync('bash', ['-c', `node ${JSON.stringify(path.join(pkg, 'bin', 'goal-system.mjs'))} install --dry-run | head -c 10`], {
+        env: { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot },
+        encoding: 'utf8',
+      })
+      assert.equal(res.stdout, 'goal-syste')
+      assert.equal(res.stderr, '', `run ${i}: ${res.stderr}`)
+    }
+  })
+
+  test('install --json prints the plan as data', () => {
+    const h = makeHome()
+    const r = run(h, ['install', '--claude', '--dry-run', '--json'])
+    assert.equal(r.code, 0, r.err)
+    const plan = JSON.parse(r.out)
+    assert.equal(plan.dryRun, true)
+    assert.deepEqual(plan.hosts, ['claude'])
+    assert.ok(plan.files.some((f) => f.file === h.file('.claude/settings.json') && f.action === 'create'), r.out)
+    assert.deepEqual(snapshot(h.home).files, {})
   })
 
   test('the checkout itself: its templates load and --dry-run plans every file', () => {

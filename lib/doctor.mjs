@@ -279,10 +279,10 @@ function missingReferences(text) {
   return [...missing].map((p) => `${p} does not exist`)
 }
 
-export function formatFindings(report) {
+export function formatFindings(report, paint = (style, text) => text) {
   const lines = [`goal-system doctor: package ${report.package}`]
   for (const f of report.findings) {
-    lines.push(`  ${f.status === 'ok' ? 'ok  ' : 'FAIL'}  ${f.area}: ${f.message}`)
+    lines.push(`  ${f.status === 'ok' ? paint('green', 'ok  ') : paint('red', 'FAIL')}  ${f.area}: ${f.message}`)
     if (f.fix) lines.push(`        fix: ${f.fix}`)
   }
   const failed = report.findings.filter((f) => f.status !== 'ok').length
