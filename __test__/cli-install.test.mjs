@@ -162,7 +162,7 @@ describe('command surface', () => {
     })
     assert.equal(res.status, 0, res.stderr)
     assert.ok(res.stdout.includes(`package: ${repo}`), res.stdout)
-    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 10, res.stdout)
+    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 11, res.stdout)
     assert.deepEqual(snapshot(h.home), { files: {}, dirs: [] })
   })
 
@@ -350,6 +350,10 @@ describe('install', () => {
     for (const line of mcp.split('\n').filter((l) => l.includes('//') || l.includes('/*'))) assert.ok(after.includes(line), `kept: ${line}\n${after}`)
     assert.match(after, /"goalSystem": \{\n {6}"type": "stdio",/, 'our server laid out in the file\'s indentation')
     assert.ok(after.includes(`${path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')}`), after)
+    // The agent carries the hooks; VS Code runs them once its setting is on.
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/settings.json'), 'utf8'), settings.replace('\t"chat.agent.enabled": true,\n', '\t"chat.agent.enabled": true,\n\t"chat.useCustomAgentHooks": true,\n'))
+    const agent = fs.readFileSync(h.file('.config/Code/User/prompts/goal-system.agent.md'), 'utf8')
+    assert.match(agent, new RegExp(`^  PreToolUse:\n    - type: command\n      command: 'node "${pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/adapters/vscode-chat/hook-runner\\.mjs" vscode PreToolUse'`, 'm'))
 
     // Install again: nothing changes; then uninstall gives back the original bytes.
     assert.equal(run(h, ['install', '--vscode']).code, 0)
@@ -401,6 +405,7 @@ describe('install', () => {
     assert.deepEqual(Object.keys(readJson(path.join(proj, '.mcp.json')).mcpServers), ['db', 'goalSystem'])
     assert.ok(readJson(path.join(proj, '.vscode/mcp.json')).servers.goalSystem)
     assert.ok(fs.existsSync(path.join(proj, '.github/agents/goal-system.agent.md')))
+    assert.doesNotMatch(fs.readFileSync(path.join(proj, '.github/agents/goal-system.agent.md'), 'utf8'), /^hooks:/m, 'the workspace hooks file runs them; the agent must not run them again')
     // Claude's MCP permissions are honoured only in the user settings; no user hooks there.
     const userClaude = readJson(h.file('.claude/settings.json'))
     assert.equal(userClaude.permissions.allow.length, 5)
