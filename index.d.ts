@@ -73,6 +73,12 @@ export interface GoalListing {
 }
 
 /**
+ * The JSON Schema of the goal record the goal operations return (derived from
+ * the Rust record; the MCP server's `outputSchema` uses it).
+ */
+export declare function goalRecordSchema(): any
+
+/**
  * The session's goal with its unmet completion conditions, drift and (in
  * Copilot CLI) the host's autopilot objective. Never changes state.
  */

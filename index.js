@@ -840,6 +840,7 @@ module.exports.closeGoalSync = nativeBinding.closeGoalSync
 module.exports.continuationCandidates = nativeBinding.continuationCandidates
 module.exports.findGoal = nativeBinding.findGoal
 module.exports.fingerprint = nativeBinding.fingerprint
+module.exports.goalRecordSchema = nativeBinding.goalRecordSchema
 module.exports.goalStatus = nativeBinding.goalStatus
 module.exports.goalStatusSync = nativeBinding.goalStatusSync
 module.exports.hostRole = nativeBinding.hostRole

@@ -10,6 +10,7 @@ const steps = [
   ['Copilot CLI shell hook (native)', process.execPath, [join(here, 'hooks.mjs')]],
   ['VS Code / Claude hook runner (Node)', process.execPath, [join(here, 'hook-runner.mjs')]],
   ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
+  ['MCP cold start', process.execPath, [join(here, 'mcp-cold.mjs')]],
   ['Store: durable update and continuation lookup', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store']],
 ]
 for (const [title, cmd, args] of steps) {

@@ -15,6 +15,7 @@ pub mod hosts;
 pub mod messages;
 pub mod record;
 pub mod redact;
+pub mod schema;
 pub mod store;
 pub mod text;
 pub mod tools;
