@@ -90,7 +90,7 @@ describe('command surface', () => {
     const main = run(h, ['--help'])
     assert.equal(main.code, 0)
     assert.match(main.out, /Exit codes:[\s\S]*2 {2}usage error[\s\S]*3 {2}state or file error/)
-    for (const cmd of ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close']) {
+    for (const cmd of ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'mcp']) {
       assert.match(main.out, new RegExp(`\\n  ${cmd}\\b`), `${cmd} in --help`)
       const r = run(h, [cmd, '--help'])
       assert.equal(r.code, 0, `${cmd} --help`)

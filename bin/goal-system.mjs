@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 
 import { didYouMean, makeIo } from '../lib/cli-ui.mjs'
 
-const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close']
+const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'mcp']
 
 const io = makeIo()
 
@@ -33,6 +33,15 @@ async function main(argv) {
     return 2
   }
   context.command = cmd
+  if (cmd === 'mcp') {
+    // The MCP server on stdio (the host plugins start it this way).
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(help.MCP_HELP)
+      return 0
+    }
+    await import('../adapters/vscode-chat/mcp-server.mjs')
+    return undefined
+  }
   if (cmd === 'install' || cmd === 'uninstall') {
     const { runInstallCommand } = await import('../lib/cli-install.mjs')
     return runInstallCommand(cmd, rest, io, cmd === 'install' ? help.INSTALL_HELP : help.UNINSTALL_HELP)

@@ -21,6 +21,7 @@ Wiring the hosts:
   install      wire Copilot CLI, VS Code and Claude Code to this package
   uninstall    remove exactly what install added
   doctor       check each host's wiring, the addon, the native hook and the state folder
+  mcp          run the MCP server on stdio (what the host plugins start)
 
 Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-system):
   list         goals as a table, newest page first (--all, --page N, --json)
@@ -221,3 +222,9 @@ ${FIELD_HELP}
 ${SESSION_HELP}
 
 ${EXIT_CODES}`
+
+export const MCP_HELP = `Usage: goal-system mcp
+
+Run the Goal System MCP server (goal_system_open, goal_system_status,
+goal_system_update, goal_system_close) on stdin/stdout, as the Claude Code and
+Copilot CLI plugins start it. Diagnostics go to stderr.`
