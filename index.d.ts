@@ -53,6 +53,11 @@ export interface GoalCaller {
   /** True when the invocation looks like a subagent's: every operation refuses it. */
   subagent?: boolean
   /**
+   * `"agent"` (the default: goal tools) or `"user"` (only the command in the
+   * user's own terminal, as `commandRole` decides). A subagent flag wins.
+   */
+  role?: string
+  /**
    * Override of the goal-system state folder (defaults to
    * `$GOAL_SYSTEM_STATE_ROOT` or `~/.copilot/session-state/goal-system`).
    */
