@@ -178,6 +178,12 @@ export interface GoalLog {
 }
 
 /**
+ * The JSON Schema of the goal record the goal operations return (derived from
+ * the Rust record; the MCP server's `outputSchema` uses it).
+ */
+export declare function goalRecordSchema(): any
+
+/**
  * The self-contained HTML report of a goal (by goal id or session id).
  * Error `NO_GOAL` when nothing matches.
  */
@@ -201,6 +207,14 @@ export interface HookResult {
   /** Always 0: decisions travel as JSON, never as a crash or exit code. */
   exitCode: number
 }
+
+/**
+ * Who decides an event for a hook entry written for `host`: the host whose
+ * answer shape it then uses (`copilot-cli` when a VS Code or Claude Code entry
+ * runs under Copilot CLI and decides there), or `null` when the entry stands
+ * down because another entry decides the event.
+ */
+export declare function hostRole(host: string, stdin: string): string | null
 
 /**
  * Every stored goal (one entry per goal id, newest copy), newest first;
@@ -261,6 +275,8 @@ export declare function redact(text: string): string
  * `event` is the event name in any case style (`preToolUse`, `PreToolUse`,
  * `agentStop`, `Stop`, ...); `stdin` is the host's JSON payload. Never throws:
  * faults come back as an allow-shaped answer with a message in `stderr`.
+ * A `vscode` or `claude` entry that runs under Copilot CLI answers `{}` when
+ * another entry decides the event there (see `hostRole`).
  */
 export declare function runHook(host: string, event: string, stdin: string): HookResult
 

@@ -165,7 +165,7 @@ describe('show', () => {
 })
 
 describe('open, update, close', () => {
-  test('update by --session with field flags, --json and --json - (stdin)', () => {
+  test('update by --session with field flags, --input-json and --input-json - (stdin)', () => {
     const { a } = seed()
     const r = run(['update', '--session', 'sess-a', '--done', 'error messages written', '--remaining', 'docs', '--validation', 'unit tests pass'])
     assert.equal(r.code, 0, r.err)
@@ -175,8 +175,8 @@ describe('open, update, close', () => {
     assert.deepEqual(goal.remaining, ['docs'])
     assert.deepEqual(goal.validationProof, ['unit tests pass'])
 
-    assert.equal(run(['update', '--session', a.goal.id, '--json', '{"inspectionEvidence":["read src/lexer.rs"]}']).code, 0)
-    const viaStdin = run(['update', '--json', '-', '--no-remaining'], {
+    assert.equal(run(['update', '--session', a.goal.id, '--input-json', '{"inspectionEvidence":["read src/lexer.rs"]}']).code, 0)
+    const viaStdin = run(['update', '--input-json', '-', '--no-remaining'], {
       input: JSON.stringify({ verificationResults: ['cargo test: 12 passed'] }),
       env: { CLAUDE_CODE_SESSION_ID: 'sess-a' },
     })
@@ -318,8 +318,8 @@ describe('open, update, close', () => {
   test('usage and state errors: exit 2 and 3', () => {
     seed()
     assert.equal(run(['update', '--session', 'sess-a', '--bogus', 'x']).code, 2)
-    assert.equal(run(['update', '--session', 'sess-a', '--json', '{not json']).code, 2)
-    assert.equal(run(['update', '--session', 'sess-a', '--json', '{"nonsense": 1}']).code, 2)
+    assert.equal(run(['update', '--session', 'sess-a', '--input-json', '{not json']).code, 2)
+    assert.equal(run(['update', '--session', 'sess-a', '--input-json', '{"nonsense": 1}']).code, 2)
     assert.equal(run(['close', '--session', 'sess-a', '--status', 'done']).code, 2)
     assert.equal(run(['show', 'a', 'b']).code, 2)
     // A state root that is a file cannot hold goals.
@@ -327,5 +327,71 @@ describe('open, update, close', () => {
     fs.writeFileSync(file, 'x')
     const r = runInTerminal(['open', '--session', 's-x', '--objective', 'x'], { env: { GOAL_SYSTEM_STATE_ROOT: file } })
     assert.equal(r.code, 3, r.out)
+  })
+})
+
+describe('JSON in and out', () => {
+  test('--json prints the result of a write as JSON; the request comes with --input-json', () => {
+    const { a } = seed()
+    const r = run(['update', '--session', 'sess-a', '--input-json', '{"doneSoFar":["docs written"]}', '--json'])
+    assert.equal(r.code, 0, r.err)
+    const result = JSON.parse(r.out)
+    assert.equal(result.goal.id, a.goal.id)
+    assert.deepEqual(result.goal.doneSoFar, ['wrote the lexer', 'docs written'])
+  })
+
+  test('the old spelling --json <request> still works on writes, with a deprecation note', () => {
+    seed()
+    const r = run(['update', '--session', 'sess-a', '--json', '{"doneSoFar":["old spelling"]}'])
+    assert.equal(r.code, 0, r.err)
+    assert.match(r.err, /goal-system update: --json with a request is deprecated; use --input-json/)
+    assert.deepEqual(find('sess-a').goal.doneSoFar.at(-1), 'old spelling')
+  })
+
+  test('a misspelt record field, as a flag or in the JSON request, gets a suggestion', () => {
+    seed()
+    const flag = run(['update', '--session', 'sess-a', '--requirment', 'x'])
+    assert.equal(flag.code, 2)
+    assert.match(flag.err, /^goal-system update: Unknown option '--requirment'\. Did you mean --requirement\?/)
+    const json = run(['update', '--session', 'sess-a', '--input-json', '{"doneSofar": ["x"]}'])
+    assert.equal(json.code, 2)
+    assert.match(json.err, /unknown field "doneSofar".*Did you mean "doneSoFar"\?/s)
+  })
+})
+
+describe('bounded list', () => {
+  /** `count` goals in one folder, updated one after another (the last is the newest). */
+  function many(count) {
+    for (let i = 1; i <= count; i++) addon.openGoalSync(user(`many-${String(i).padStart(3, '0')}`, t.projA), { objective: `goal number ${i}` })
+  }
+
+  test('the newest page by default, with how to see the rest', () => {
+    many(45)
+    const r = run(['list'])
+    assert.equal(r.code, 0, r.err)
+    const rows = r.out.trim().split('\n').slice(1, -1)
+    assert.equal(rows.length, 20)
+    assert.match(rows[0], /many-045/)
+    assert.match(r.out, /Goals 1-20 of 45 \(newest first, page 1 of 3\); --page 2 for older ones, --all for every one\./)
+    const last = run(['list', '--page', '3'])
+    assert.match(last.out, /many-005[\s\S]*many-001/)
+    assert.match(last.out, /Goals 41-45 of 45 \(newest first, page 3 of 3\); --all for every one\./)
+    assert.equal(JSON.parse(run(['list', '--json', '--all']).out).length, 45)
+    assert.equal(JSON.parse(run(['list', '--json']).out).length, 20)
+    assert.equal(run(['list', '--page', '0']).code, 2)
+  })
+})
+
+describe('output into a closed pipe', () => {
+  test('30 runs of `goal-system list | head -1` end without a stack trace', () => {
+    for (let i = 1; i <= 60; i++) addon.openGoalSync(user(`pipe-${i}`, t.projA), { objective: `pipe goal ${i} `.repeat(20) })
+    for (let i = 0; i < 30; i++) {
+      const res = spawnSync('bash', ['-c', `node ${JSON.stringify(bin)} list --all | head -1`], {
+        env: { ...process.env, HOME: t.home, GOAL_SYSTEM_STATE_ROOT: t.stateRoot },
+        encoding: 'utf8',
+      })
+      assert.match(res.stdout, /^ID\s+SESSION/)
+      assert.equal(res.stderr, '', `run ${i}: ${res.stderr}`)
+    }
   })
 })

@@ -19,7 +19,7 @@ function makePackage() {
   for (const name of ['bin', 'lib', 'hooks', 'skills', 'adapters', 'package.json', 'extension.mjs']) {
     fs.cpSync(path.join(repo, name), path.join(pkg, name), { recursive: true })
   }
-  for (const name of ['index.js', 'goal-system.linux-x64-gnu.node', 'native']) {
+  for (const name of ['index.js', 'goal-system.linux-x64-gnu.node', 'native', 'node_modules']) {
     if (fs.existsSync(path.join(repo, name))) fs.symlinkSync(path.join(repo, name), path.join(pkg, name))
   }
 }
@@ -90,15 +90,68 @@ describe('command surface', () => {
     const main = run(h, ['--help'])
     assert.equal(main.code, 0)
     assert.match(main.out, /Exit codes:[\s\S]*2 {2}usage error[\s\S]*3 {2}state or file error/)
-    for (const cmd of ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close']) {
+    for (const cmd of ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'open', 'update', 'close', 'mcp']) {
       assert.match(main.out, new RegExp(`\\n  ${cmd}\\b`), `${cmd} in --help`)
       const r = run(h, [cmd, '--help'])
       assert.equal(r.code, 0, `${cmd} --help`)
       assert.match(r.out, new RegExp(`^Usage: goal-system ${cmd}`), `${cmd} --help`)
     }
-    const version = run(h, ['--version'])
-    assert.equal(version.code, 0)
-    assert.equal(version.out.trim(), readJson(path.join(repo, 'package.json')).version)
+    for (const flag of ['--version', '-V']) {
+      const version = run(h, [flag])
+      assert.equal(version.code, 0)
+      assert.equal(version.out.trim(), readJson(path.join(repo, 'package.json')).version)
+    }
+  })
+
+  test('a misspelt command or option suggests the right one, briefly, with the program and command named', () => {
+    const h = makeHome()
+    const cmd = run(h, ['instal'])
+    assert.equal(cmd.code, 2)
+    assert.equal(cmd.err, 'goal-system: unknown command "instal". Did you mean "install"?\nRun goal-system --help for the commands.\n')
+    assert.equal(cmd.out, '')
+    const opt = run(h, ['install', '--dryrun'])
+    assert.equal(opt.code, 2)
+    assert.match(opt.err, /^goal-system install: Unknown option '--dryrun'\. Did you mean --dry-run\?/)
+    assert.match(run(h, ['uninstall', '--project']).err, /^goal-system uninstall: /)
+  })
+
+  test('colour only on a terminal, or when FORCE_COLOR asks; NO_COLOR turns it off', async () => {
+    const { colourEnabled } = await import('../lib/cli-ui.mjs')
+    assert.equal(colourEnabled({ isTTY: true }, {}), true)
+    assert.equal(colourEnabled({ isTTY: false }, {}), false)
+    assert.equal(colourEnabled({ isTTY: true }, { NO_COLOR: '1' }), false)
+    assert.equal(colourEnabled({ isTTY: false }, { FORCE_COLOR: '1' }), true)
+    assert.equal(colourEnabled({ isTTY: true }, { FORCE_COLOR: '0' }), false)
+    assert.equal(colourEnabled({ isTTY: true }, { TERM: 'dumb' }), false)
+    // Through the command: FORCE_COLOR paints the error, NO_COLOR leaves it plain.
+    const h = makeHome()
+    const forced = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'], { env: { ...process.env, HOME: h.home, FORCE_COLOR: '1' }, encoding: 'utf8' })
+    assert.match(forced.stderr, /\x1b\[31mgoal-system install: --project/)
+    const plain = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'], { env: { ...process.env, HOME: h.home, NO_COLOR: '1', FORCE_COLOR: '' }, encoding: 'utf8' })
+    assert.doesNotMatch(plain.stderr, /\x1b\[/)
+  })
+
+  test('30 runs of `install --dry-run | head -c 10` end without a stack trace', () => {
+    const h = makeHome()
+    for (let i = 0; i < 30; i++) {
+      const res = spawnSync('bash', ['-c', `node ${JSON.stringify(path.join(pkg, 'bin', 'goal-system.mjs'))} install --dry-run | head -c 10`], {
+        env: { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot },
+        encoding: 'utf8',
+      })
+      assert.equal(res.stdout, 'goal-syste')
+      assert.equal(res.stderr, '', `run ${i}: ${res.stderr}`)
+    }
+  })
+
+  test('install --json prints the plan as data', () => {
+    const h = makeHome()
+    const r = run(h, ['install', '--claude', '--dry-run', '--json'])
+    assert.equal(r.code, 0, r.err)
+    const plan = JSON.parse(r.out)
+    assert.equal(plan.dryRun, true)
+    assert.deepEqual(plan.hosts, ['claude'])
+    assert.ok(plan.files.some((f) => f.file === h.file('.claude/settings.json') && f.action === 'create'), r.out)
+    assert.deepEqual(snapshot(h.home).files, {})
   })
 
   test('the checkout itself: its templates load and --dry-run plans every file', () => {
@@ -109,7 +162,7 @@ describe('command surface', () => {
     })
     assert.equal(res.status, 0, res.stderr)
     assert.ok(res.stdout.includes(`package: ${repo}`), res.stdout)
-    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 10, res.stdout)
+    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 11, res.stdout)
     assert.deepEqual(snapshot(h.home), { files: {}, dirs: [] })
   })
 
@@ -263,20 +316,66 @@ describe('install', () => {
     assert.equal(fs.readFileSync(h.file('.copilot/mcp-config.json'), 'utf8'), EXISTING['.copilot/mcp-config.json'])
   })
 
-  test('a settings file that is not valid JSON: refuses, names it, exit 3, nothing changed', () => {
+  test('a settings file that is not valid JSONC: refuses, names it, exit 3, nothing changed', () => {
     const h = makeHome({ ...EXISTING, '.claude.json': '{"numStartups": 3,\n  "mcpServers": {\n' })
     const before = snapshot(h.home)
     const r = run(h, ['install'])
     assert.equal(r.code, 3)
-    assert.ok(r.err.includes(`${h.file('.claude.json')} is not valid JSON`), r.err)
+    assert.ok(r.err.includes(`${h.file('.claude.json')} is not valid JSONC`), r.err)
+    assert.match(r.err, /at line 3, column 1/)
     assert.match(r.err, /Nothing was changed/)
     assert.deepEqual(snapshot(h.home), before)
+  })
 
-    const jsonc = makeHome({ '.config/Code/User/mcp.json': '{\n  // my servers\n  "servers": {},\n}\n' })
-    const r2 = run(jsonc, ['install', '--vscode'])
-    assert.equal(r2.code, 3)
-    assert.match(r2.err, /comments or trailing commas/)
-    assert.deepEqual(Object.keys(snapshot(jsonc.home).files), ['.config/Code/User/mcp.json'])
+  test('VS Code JSONC files keep their comments and trailing commas through install, and uninstall restores their bytes', () => {
+    const mcp = [
+      '{',
+      '  // My servers: keep this note',
+      '  "servers": {',
+      '    "mine": {',
+      '      "type": "stdio",',
+      '      "command": "mine", // trailing comment',
+      '    },',
+      '  },',
+      '  /* inputs stay too */',
+      '  "inputs": [],',
+      '}',
+      '',
+    ].join('\n')
+    const settings = '{\n\t// editor\n\t"editor.tabSize": 4,\n\t"chat.agent.enabled": true,\n}\n'
+    const h = makeHome({ '.config/Code/User/mcp.json': mcp, '.config/Code/User/settings.json': settings })
+    const r = run(h, ['install', '--vscode'])
+    assert.equal(r.code, 0, r.err)
+    const after = fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8')
+    for (const line of mcp.split('\n').filter((l) => l.includes('//') || l.includes('/*'))) assert.ok(after.includes(line), `kept: ${line}\n${after}`)
+    assert.match(after, /"goalSystem": \{\n {6}"type": "stdio",/, 'our server laid out in the file\'s indentation')
+    assert.ok(after.includes(`${path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')}`), after)
+    // The agent carries the hooks; VS Code runs them once its setting is on.
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/settings.json'), 'utf8'), settings.replace('\t"chat.agent.enabled": true,\n', '\t"chat.agent.enabled": true,\n\t"chat.useCustomAgentHooks": true,\n'))
+    const agent = fs.readFileSync(h.file('.config/Code/User/prompts/goal-system.agent.md'), 'utf8')
+    assert.match(agent, new RegExp(`^  PreToolUse:\n    - type: command\n      command: 'node "${pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/adapters/vscode-chat/hook-runner\\.mjs" vscode PreToolUse'`, 'm'))
+
+    // Install again: nothing changes; then uninstall gives back the original bytes.
+    assert.equal(run(h, ['install', '--vscode']).code, 0)
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8'), after)
+    const un = run(h, ['uninstall', '--vscode'])
+    assert.equal(un.code, 0, un.err)
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8'), mcp)
+    assert.equal(fs.readFileSync(h.file('.config/Code/User/settings.json'), 'utf8'), settings)
+  })
+
+  test('a JSONC settings file edited by the user after install: uninstall removes only our entries and keeps their edits and comments', () => {
+    const claude = '{\n  // permissions I chose\n  "permissions": {\n    "allow": [\n      "Bash(ls)", // listing is fine\n    ],\n  },\n}\n'
+    const h = makeHome({ '.claude/settings.json': claude })
+    assert.equal(run(h, ['install', '--claude']).code, 0)
+    const installed = fs.readFileSync(h.file('.claude/settings.json'), 'utf8')
+    assert.ok(installed.includes('"Bash(ls)", // listing is fine'), installed)
+    assert.match(installed, /mcp__goalSystem__goal_system_status/)
+    // The user adds a key of their own, with a comment.
+    fs.writeFileSync(h.file('.claude/settings.json'), installed.replace('{\n', '{\n  // mine\n  "model": "opus",\n'))
+    assert.equal(run(h, ['uninstall', '--claude']).code, 0)
+    const left = fs.readFileSync(h.file('.claude/settings.json'), 'utf8')
+    assert.equal(left, claude.replace('{\n', '{\n  // mine\n  "model": "opus",\n'))
   })
 
   test('a file of the same name that is not ours is refused (exit 1), nothing changed', () => {
@@ -306,6 +405,7 @@ describe('install', () => {
     assert.deepEqual(Object.keys(readJson(path.join(proj, '.mcp.json')).mcpServers), ['db', 'goalSystem'])
     assert.ok(readJson(path.join(proj, '.vscode/mcp.json')).servers.goalSystem)
     assert.ok(fs.existsSync(path.join(proj, '.github/agents/goal-system.agent.md')))
+    assert.doesNotMatch(fs.readFileSync(path.join(proj, '.github/agents/goal-system.agent.md'), 'utf8'), /^hooks:/m, 'the workspace hooks file runs them; the agent must not run them again')
     // Claude's MCP permissions are honoured only in the user settings; no user hooks there.
     const userClaude = readJson(h.file('.claude/settings.json'))
     assert.equal(userClaude.permissions.allow.length, 5)
@@ -368,7 +468,7 @@ describe('doctor', () => {
     const flags = run(h, ['doctor'])
     assert.equal(flags.code, 1)
     assert.match(flags.out, /experimental is false, expected true/)
-    assert.match(flags.out, /goal-system\.json: not valid JSON/)
+    assert.match(flags.out, /goal-system\.json: not valid JSONC/)
   })
 
   test('nothing installed, and state files readable by others, are failures', () => {

@@ -250,3 +250,31 @@ test('errors from Rust come back as isError with their code', async () => {
   // Nothing but protocol on stdout: the client would have failed to parse it.
   assert.match(serverLog, /ready/);
 });
+
+test('tools/list: each tool says what it does to the world (annotations)', async () => {
+  const { tools } = await client.listTools();
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+  assert.equal(byName.goal_system_status.readOnlyHint, true, 'status only reads');
+  for (const name of ['goal_system_open', 'goal_system_update', 'goal_system_close']) {
+    assert.equal(byName[name].readOnlyHint, false, `${name} writes`)
+  }
+  assert.equal(byName.goal_system_close.destructiveHint, true, 'a closed goal never reopens');
+  assert.equal(byName.goal_system_close.idempotentHint, false, 'a second close is refused');
+  assert.equal(byName.goal_system_open.idempotentHint, true, 'the same objective continues the goal');
+  for (const t of tools) assert.equal(t.annotations.openWorldHint, false, `${t.name} stays in the state folder`);
+});
+
+test('outputSchema types the goal record from the Rust record, and results match it', async () => {
+  const { tools } = await client.listTools();
+  const goal = tools.find((t) => t.name === 'goal_system_status').outputSchema.properties.goal;
+  assert.equal(goal.type, 'object');
+  assert.deepEqual(goal.properties.completionStatus.enum, ['draft', 'active', 'blocked', 'paused', 'budget_limited', 'complete', 'cancelled']);
+  assert.equal(goal.properties.doneSoFar.type, 'array');
+  assert.equal(goal.properties.objective.type, 'string');
+  // The client validates structuredContent against the schema: a call passing
+  // proves the typed schema fits what the server returns.
+  userGoal('mcp-schema', 'schema check');
+  const r = await call('goal_system_open', { sessionId: 'mcp-schema', cwd, objective: 'schema check', status: 'active' });
+  assert.equal(r.isError, undefined, text(r));
+  assert.equal(r.structuredContent.goal.completionStatus, 'active');
+});

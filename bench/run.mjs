@@ -12,6 +12,7 @@ const steps = [
   ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
   ['Context board: what reading it adds to a hook', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_board']],
   ['Claude Code status line (native)', process.execPath, [join(here, 'statusline.mjs')]],
+  ['MCP cold start', process.execPath, [join(here, 'mcp-cold.mjs')]],
   ['Store: durable update and continuation lookup', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store']],
   ['Redaction throughput at 1, 10 and 100 MB', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_redact']],
 ]

@@ -2,14 +2,17 @@
 // The goal-system command: install/uninstall/doctor for the hosts, and
 // list/status/show/open/update/close/budget for goals. Each command loads only what it
 // needs (the addon only for goal commands and doctor). See `goal-system --help`.
+// Options are parsed by node:util parseArgs (lib/cli-common.mjs); every error
+// is printed as `goal-system <command>: ...` with the exit code it carries.
 import { readFileSync } from 'node:fs'
 
-const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'log', 'report', 'open', 'update', 'close', 'budget', 'board', 'statusline']
+import { didYouMean, makeIo } from '../lib/cli-ui.mjs'
 
-const io = {
-  out: (text) => process.stdout.write(text + '\n'),
-  err: (text) => process.stderr.write(text + '\n'),
-}
+const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'log', 'report', 'open', 'update', 'close', 'budget', 'board', 'statusline', 'mcp']
+
+const io = makeIo()
+
+const version = () => JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
 async function main(argv) {
   const [cmd, ...rest] = argv
@@ -27,13 +30,25 @@ async function main(argv) {
     io.out(help.MAIN_HELP)
     return cmd === undefined ? 2 : 0
   }
-  if (cmd === '--version' || cmd === '-v' || cmd === 'version') {
-    io.out(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version)
+  if (cmd === '--version' || cmd === '-V' || cmd === '-v' || cmd === 'version') {
+    io.out(version())
     return 0
   }
   if (!COMMANDS.includes(cmd)) {
-    io.err(`goal-system: unknown command "${cmd}"\n\n${help.MAIN_HELP}`)
+    const what = cmd.startsWith('-') ? 'option' : 'command'
+    io.err(`goal-system: unknown ${what} "${cmd}".${didYouMean(cmd.replace(/^-+/, ''), COMMANDS, (c) => `"${c}"`)}`)
+    io.err('Run goal-system --help for the commands.')
     return 2
+  }
+  context.command = cmd
+  if (cmd === 'mcp') {
+    // The MCP server on stdio (the host plugins start it this way).
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(help.MCP_HELP)
+      return 0
+    }
+    await import('../adapters/vscode-chat/mcp-server.mjs')
+    return undefined
   }
   if (cmd === 'install' || cmd === 'uninstall') {
     const { runInstallCommand } = await import('../lib/cli-install.mjs')
@@ -64,19 +79,28 @@ async function doctor(argv, helpText) {
   }
   const hosts = selectedHosts(opts, { defaultAll: false })
   const report = runChecks({ hosts: hosts.length ? hosts : null, project: resolveProject(opts.project) })
-  io.out(opts.json ? JSON.stringify(report, null, 2) : formatFindings(report))
+  io.out(opts.json ? JSON.stringify(report, null, 2) : formatFindings(report, io.paint))
   return report.ok ? 0 : 1
+}
+
+/** The command being run, for the error prefix. */
+const context = { command: null }
+
+/** `goal-system <command>: message`, unless the message already names the program. */
+function prefixed(message) {
+  if (/^goal-system\b/.test(message)) return message
+  return `goal-system${context.command ? ` ${context.command}` : ''}: ${message}`
 }
 
 try {
   process.exitCode = await main(process.argv.slice(2))
 } catch (err) {
   if (typeof err?.exitCode === 'number') {
-    io.err(err.message)
+    io.err(io.paintErr('red', prefixed(err.message)))
     for (const d of err.details ?? []) io.err(`  ${d}`)
     process.exitCode = err.exitCode
   } else {
-    io.err(`goal-system: unexpected error: ${err?.stack ?? err}`)
+    io.err(prefixed(`unexpected error: ${err?.stack ?? err}`))
     process.exitCode = 3
   }
 }

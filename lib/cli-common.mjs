@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
+import { didYouMean } from './cli-ui.mjs'
 import { PACKAGE_ROOT } from './install-targets.mjs'
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2, STATE: 3 }
@@ -21,13 +22,20 @@ export const usageError = (message) => new CliError(message, EXIT.USAGE)
 export const refused = (message, details) => new CliError(message, EXIT.FAILED, details)
 export const stateError = (message, details) => new CliError(message, EXIT.STATE, details)
 
-/** node:util parseArgs with usage errors (exit 2) instead of exceptions. */
+/**
+ * node:util parseArgs (built in: no start-up cost, strict) with usage errors
+ * (exit 2) instead of exceptions, and a suggestion for a misspelt option.
+ */
 export function parseOptions(argv, options, { positionals = 0 } = {}) {
   let parsed
+  const all = { help: { type: 'boolean', short: 'h' }, ...options }
   try {
-    parsed = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: argv, options: all, allowPositionals: true, strict: true })
   } catch (err) {
-    throw usageError(err.message.replace(/\. To specify a positional argument.*$/s, ''))
+    let message = err.message.replace(/\. To specify a positional argument.*$/s, '')
+    const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'--?([^'=]+)/.exec(message)
+    if (unknown) message += didYouMean(unknown[1], Object.keys(all), (o) => `--${o}`).replace(/^ /, '. ')
+    throw usageError(message)
   }
   if (parsed.positionals.length > positionals) {
     throw usageError(`unexpected argument "${parsed.positionals[positionals]}"`)

@@ -4,8 +4,8 @@ const EXIT_CODES = `Exit codes:
   0  ok
   1  a check failed or the request was refused (doctor finding, completion gate,
      ambiguous or missing goal, a target file that belongs to someone else)
-  2  usage error (unknown option, missing argument, invalid --json)
-  3  state or file error (a settings file that is not valid JSON, unreadable
+  2  usage error (unknown option, missing argument, invalid --input-json)
+  3  state or file error (a settings file that is not valid JSONC, unreadable
      files, corrupt goal state, incomplete package); nothing was changed`
 
 const HOST_FLAGS = `  --copilot-cli      GitHub Copilot CLI
@@ -21,9 +21,10 @@ Wiring the hosts:
   install      wire Copilot CLI, VS Code and Claude Code to this package
   uninstall    remove exactly what install added
   doctor       check each host's wiring, the addon, the native hook and the state folder
+  mcp          run the MCP server on stdio (what the host plugins start)
 
 Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-system):
-  list         goals as a table (or --json)
+  list         goals as a table, newest page first (--all, --page N, --json)
   status       a session's goal (from --session or the environment), else the list
   show [ID]    one goal by goal id or session id: summary, unmet conditions,
                Copilot CLI's autopilot objective
@@ -40,8 +41,11 @@ Context board (reusable notes per repository and branch, outliving goals):
   board        list, show, add or prune items (goal-system board --help)
 
 Options:
-  -h, --help   this help; goal-system <command> --help for a command's options
-  --version    the package version
+  -h, --help     this help; goal-system <command> --help for a command's options
+  -V, --version  the package version
+  --json         (every command) print the result as JSON
+
+Output is coloured on a terminal; NO_COLOR=1 turns colour off, FORCE_COLOR=1 on.
 
 ${EXIT_CODES}
 
@@ -55,10 +59,12 @@ Environment:
 export const INSTALL_HELP = `Usage: goal-system install [--copilot-cli] [--vscode] [--claude] [--project DIR] [--dry-run]
 
 Wire the hosts to this package (${'${GOAL_SYSTEM_HOME}'} in the package templates becomes
-its absolute path). Settings files are merged: unrelated keys, hooks and MCP servers
-stay; goal-system's own entries (recognized by the paths to goal-context.sh,
-hook-runner.mjs, mcp-server.mjs) are replaced, never duplicated. Every file is read
-and checked first; if one is not valid JSON, nothing is written (exit 3). Each
+its absolute path). Settings files are JSONC, edited in place: comments, trailing
+commas, unrelated keys, hooks and MCP servers stay; goal-system's own entries
+(recognized by the paths to goal-context.sh, hook-runner.mjs, mcp-server.mjs) are
+replaced, never duplicated. Every file is read and checked first; if one is not
+valid JSONC, nothing is written (exit 3). The hosts' plugins are the other route
+(see the README). Each
 changed file is backed up once per run as <file>.goal-system.bak-<time>, and written
 atomically. What was added is recorded in ~/.copilot/goal-system-install.json so
 uninstall is exact.
@@ -69,6 +75,7 @@ ${HOST_FLAGS}
   --dry-run          print the plan (create / update / unchanged per file), write nothing
   --copilot-mcp      also register the MCP server with Copilot CLI (its model then sees
                      each goal tool twice: the extension's and the server's)
+  --json             print the plan (and, without --dry-run, the result) as JSON
 
 Files, user level:
   Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: bash <pkg>/hooks/goal-context.sh <event>
@@ -81,7 +88,7 @@ Files, user level:
                <user folder>/prompts/goal-system.agent.md
                (<user folder>: ~/.config/Code/User on Linux, ~/Library/Application Support/Code/User
                on macOS, %APPDATA%\\Code\\User on Windows; GOAL_SYSTEM_VSCODE_USER_DIR overrides.
-               VS Code hooks exist only per workspace: use --project.)
+               The agent carries the hooks, scoped to it: no workspace file needed.)
   Claude Code  ~/.claude/settings.json                  hooks, and permissions.allow for the 4 goal tools
                ~/.claude.json                           mcpServers.goalSystem
                ~/.claude/commands/goal.md               /goal (replaces Claude Code's built-in /goal)
@@ -106,13 +113,14 @@ permissions shared by a user and a project install) stay until the last one goes
 ${HOST_FLAGS}
   --project DIR      undo an install made with --project DIR
   --dry-run          print the plan, write nothing
+  --json             print the plan (and the result) as JSON
 
 ${EXIT_CODES}`
 
 export const DOCTOR_HELP = `Usage: goal-system doctor [--copilot-cli] [--vscode] [--claude] [--project DIR] [--json]
 
 Check what is installed (per the install manifest, or the hosts named): each settings
-file present, valid JSON, with goal-system's entries pointing at this package and at
+file present, valid JSONC, with goal-system's entries pointing at this package and at
 files that exist; the extension shim, skill and agent up to date; "experimental": true
 for the Copilot CLI extension; the Claude tool permissions; the addon loads; the native
 hook is executable and answers {} to an empty payload; the hook runner answers {};
@@ -138,17 +146,22 @@ const FIELD_HELP = `Fields (repeatable; durable lists append, remaining and bloc
   --issue TEXT (discoveredIssues)           --resolved TEXT (resolvedIssues)
   --audit TEXT (completionAudit)
   Each record field also works by its own name, e.g. --validationProof TEXT.
-  --json '{...}'     any fields as a JSON object (issueResolutions need it); --json - reads stdin`
+  --input-json '{...}'  any fields as a JSON object (issueResolutions need it); - reads
+                     stdin (--from-json is the same; the old --json '{...}' still works)
+  --json             print the result (goal, summary, unmet conditions) as JSON`
 
-export const LIST_HELP = `Usage: goal-system list [--cwd DIR] [--session ID] [--open] [--json]
+export const LIST_HELP = `Usage: goal-system list [--cwd DIR] [--session ID] [--open] [--page N | --all] [--json]
 
 Goals in the state folder, newest first: id, session, status, updated, remaining
-count, unmet completion conditions, cwd.
+count, unmet completion conditions, cwd. One page of 20 at a time: the newest by
+default, with a line saying how many there are and how to see more.
 
   --cwd DIR          only goals of this folder
   --session ID       only goals of this session (or this goal id)
   --open             only open goals (draft, active, blocked without closedAt)
-  --json             JSON: [{id, sessionId, cwd, objective, status, open, createdAt,
+  --page N           page N (1 is the newest)
+  --all              every goal, no paging
+  --json             JSON (the same page, or --all): [{id, sessionId, cwd, objective, status, open, createdAt,
                      updatedAt, closedAt, remaining, blockers, unmet}]
 
 ${EXIT_CODES}`
@@ -240,8 +253,8 @@ export const UPDATE_HELP = `Usage: goal-system update [--session ID] [--cwd DIR]
 
 Record progress and evidence, as goal_system_update does, e.g.
   goal-system update --session S --done "parser rewritten" --remaining "docs"
-  goal-system update --json '{"doneSoFar":["..."],"remaining":[]}'
-  echo '{"validationProof":["npm test: 42 passed"]}' | goal-system update --json -
+  goal-system update --input-json '{"doneSoFar":["..."],"remaining":[]}'
+  echo '{"validationProof":["npm test: 42 passed"]}' | goal-system update --input-json -
 
   --status S         active, draft or blocked (resumable; give --reason)
   --reason TEXT      the status reason
@@ -314,3 +327,8 @@ the folder itself) and the branch is the checked-out one ("default" outside git 
 on a detached HEAD).
 
 ${EXIT_CODES}`
+export const MCP_HELP = `Usage: goal-system mcp
+
+Run the Goal System MCP server (goal_system_open, goal_system_status,
+goal_system_update, goal_system_close) on stdin/stdout, as the Claude Code and
+Copilot CLI plugins start it. Diagnostics go to stderr.`

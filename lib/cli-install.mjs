@@ -13,6 +13,7 @@ export const INSTALL_OPTIONS = {
   project: { type: 'string' },
   'dry-run': { type: 'boolean' },
   'copilot-mcp': { type: 'boolean' },
+  json: { type: 'boolean' },
 }
 
 /** --project DIR: an existing folder, made absolute. */
@@ -58,9 +59,10 @@ export function runInstallCommand(mode, argv, io, help) {
       plan.conflicts.map((e) => e.message).concat(['Nothing was changed.']),
     )
   }
-  printPlan(mode, plan, built, hosts, project, io, opts['dry-run'])
+  if (!opts.json) printPlan(mode, plan, built, hosts, project, io, opts['dry-run'])
   if (opts['dry-run']) {
-    io.out('Dry run: nothing was written.')
+    if (opts.json) io.out(JSON.stringify(planJson(mode, plan, built, hosts, project, true), null, 2))
+    else io.out('Dry run: nothing was written.')
     return EXIT.OK
   }
   let result
@@ -72,10 +74,28 @@ export function runInstallCommand(mode, argv, io, help) {
     ])
   }
   const changed = plan.entries.filter((e) => ['create', 'update', 'remove'].includes(e.action)).length
+  if (opts.json) {
+    io.out(JSON.stringify({ ...planJson(mode, plan, built, hosts, project, false), changed, backups: result.backups }, null, 2))
+    return EXIT.OK
+  }
   io.out(`${mode === 'install' ? 'Installed' : 'Uninstalled'}: ${changed} file(s) changed.`)
   if (result.backups.length) io.out(`Backups:\n${result.backups.map((b) => `  ${b}`).join('\n')}`)
   if (mode === 'install') io.out('Check the wiring with: goal-system doctor')
   return EXIT.OK
+}
+
+/** The plan as data: what `--json` prints. */
+function planJson(mode, plan, built, hosts, project, dryRun) {
+  return {
+    mode,
+    dryRun,
+    hosts,
+    project,
+    package: PACKAGE_ROOT,
+    files: plan.entries.map((e) => ({ action: e.action, file: e.file, host: e.target.host, detail: e.detail ?? e.target.label, backup: e.backup ?? null })),
+    manifest: { action: plan.manifest.action, file: plan.manifest.file },
+    notes: mode === 'install' ? [...built.notes, ...missingPackageFiles(plan)] : [],
+  }
 }
 
 function printPlan(mode, plan, built, hosts, project, io, dryRun) {

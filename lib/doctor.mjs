@@ -229,7 +229,7 @@ function jsonProblems(target) {
   try {
     value = parseJsonObject(text, target.file)
   } catch (err) {
-    return [`not valid JSON: ${err.detail ?? err.message}`]
+    return [`not valid JSONC: ${err.detail ?? err.message}`]
   }
   const problems = []
   for (const op of target.ops) {
@@ -303,10 +303,10 @@ function missingReferences(text) {
   return [...missing].map((p) => `${p} does not exist`)
 }
 
-export function formatFindings(report) {
+export function formatFindings(report, paint = (style, text) => text) {
   const lines = [`goal-system doctor: package ${report.package}`]
   for (const f of report.findings) {
-    lines.push(`  ${f.status === 'ok' ? 'ok  ' : 'FAIL'}  ${f.area}: ${f.message}`)
+    lines.push(`  ${f.status === 'ok' ? paint('green', 'ok  ') : paint('red', 'FAIL')}  ${f.area}: ${f.message}`)
     if (f.fix) lines.push(`        fix: ${f.fix}`)
   }
   const failed = report.findings.filter((f) => f.status !== 'ok').length

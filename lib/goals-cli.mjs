@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { EXIT, addonError, loadAddon, parseOptions, refused, stateError, usageError } from './cli-common.mjs'
+import { didYouMean } from './cli-ui.mjs'
 
 /** The record's list fields, and short flag names for the common ones. */
 export const LIST_FIELDS = [
@@ -55,18 +56,23 @@ const FIELD_OPTIONS = Object.fromEntries(
   [...LIST_FIELDS, ...Object.keys(FIELD_ALIASES)].map((name) => [name, { type: 'string', multiple: true }]),
 )
 
+/** Goals on one page of `list` (newest first); `--all` shows every one. */
+export const PAGE_SIZE = 20
+
 const WRITE_OPTIONS = {
   session: { type: 'string' },
   cwd: { type: 'string' },
-  json: { type: 'string' },
+  json: { type: 'boolean' },
+  'input-json': { type: 'string' },
+  'from-json': { type: 'string' },
   ...FIELD_OPTIONS,
   'no-remaining': { type: 'boolean' },
   'no-blockers': { type: 'boolean' },
 }
 
 export const GOAL_COMMAND_OPTIONS = {
-  list: { ...COMMON, open: { type: 'boolean' } },
-  status: { ...COMMON, open: { type: 'boolean' }, watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
+  list: { ...COMMON, open: { type: 'boolean' }, all: { type: 'boolean' }, page: { type: 'string' } },
+  status: { ...COMMON, open: { type: 'boolean' }, all: { type: 'boolean' }, page: { type: 'string' }, watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
   show: COMMON,
   log: COMMON,
   report: { session: { type: 'string' }, cwd: { type: 'string' }, output: { type: 'string', short: 'o' } },
@@ -83,7 +89,33 @@ export const GOAL_COMMAND_OPTIONS = {
   },
 }
 
+/**
+ * Before 0.2 `--json` took the request on open/update/close; it now asks for
+ * JSON output everywhere. `--json '{...}'` and `--json -` still work as
+ * `--input-json`, with a note.
+ */
+export function legacyJsonInput(cmd, argv, warn) {
+  if (!['open', 'update', 'close'].includes(cmd)) return argv
+  const out = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const next = argv[i + 1]
+    if (a === '--json' && next !== undefined && (next === '-' || next.trimStart().startsWith('{'))) {
+      out.push('--input-json', next)
+      i++
+    } else if (a.startsWith('--json=')) {
+      out.push(`--input-json=${a.slice('--json='.length)}`)
+    } else {
+      out.push(a)
+      continue
+    }
+    warn(`goal-system ${cmd}: --json with a request is deprecated; use --input-json (--json now asks for JSON output)`)
+  }
+  return out
+}
+
 export function runGoalCommand(cmd, argv, io, help) {
+  argv = legacyJsonInput(cmd, argv, io.err)
   const opts = parseOptions(argv, GOAL_COMMAND_OPTIONS[cmd], { positionals: ['list', 'update', 'close', 'open', 'budget'].includes(cmd) ? 0 : 1 })
   if (opts.help) {
     io.out(help)
@@ -114,16 +146,38 @@ function list(opts, cwd, io) {
   let listings = call(() => addon.listGoals(cwd ?? undefined), 'list')
   if (opts.session) listings = listings.filter((l) => l.goal.sessionId === opts.session || l.goal.id === opts.session)
   if (opts.open) listings = listings.filter((l) => l.open)
+  const { shown, page, pages } = paginate(listings, opts)
   if (opts.json) {
-    io.out(JSON.stringify(listings.map(listingJson), null, 2))
+    io.out(JSON.stringify(shown.map(listingJson), null, 2))
+    if (shown.length < listings.length) io.err(pageNote(shown, listings, page, pages))
     return EXIT.OK
   }
   if (!listings.length) {
     io.out(`No goals${cwd ? ` for ${cwd}` : ''} in ${addon.statePaths().root}.`)
     return EXIT.OK
   }
-  io.out(table(listings))
+  io.out(table(shown, io.paint))
+  if (shown.length < listings.length) io.out(pageNote(shown, listings, page, pages))
   return EXIT.OK
+}
+
+/** The newest page (listings come newest first), page N, or all. */
+export function paginate(listings, opts) {
+  const pages = Math.max(1, Math.ceil(listings.length / PAGE_SIZE))
+  if (opts.all) return { shown: listings, page: 1, pages: 1 }
+  let page = 1
+  if (opts.page !== undefined) {
+    page = Number(opts.page)
+    if (!Number.isInteger(page) || page < 1) throw usageError(`--page takes a page number from 1 (got "${opts.page}")`)
+  }
+  return { shown: listings.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), page, pages }
+}
+
+function pageNote(shown, listings, page, pages) {
+  const first = (page - 1) * PAGE_SIZE + 1
+  const range = shown.length ? `${first}-${first + shown.length - 1}` : 'none'
+  const more = page < pages ? `--page ${page + 1} for older ones, ` : ''
+  return `Goals ${range} of ${listings.length} (newest first, page ${page} of ${pages}); ${more}--all for every one.`
 }
 
 function listingJson(l) {
@@ -170,7 +224,7 @@ function clip(text, max) {
 }
 
 /** A plain-text table: id, session, status, updated, remaining count, tokens used/budget, unmet conditions, cwd. */
-export function table(listings) {
+export function table(listings, paint = (style, text) => text) {
   const head = ['ID', 'SESSION', 'STATUS', 'UPDATED', 'REMAINING', 'TOKENS', 'UNMET', 'CWD']
   const rows = listings.map((l) => [
     l.goal.id,
@@ -183,8 +237,14 @@ export function table(listings) {
     l.goal.cwd,
   ])
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')
-  return [line(head), ...rows.map(line)].join('\n')
+  const STATUS = 2
+  const colour = { active: 'green', draft: 'cyan', blocked: 'yellow', paused: 'yellow', budget_limited: 'yellow', complete: 'gray', cancelled: 'gray' }
+  const cell = (c, i, last) => {
+    const padded = last ? c : c.padEnd(widths[i])
+    return i === STATUS && colour[c] ? paint(colour[c], padded) : padded
+  }
+  const line = (cells, styled = true) => cells.map((c, i) => (styled ? cell(c, i, i === cells.length - 1) : i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')
+  return [paint('bold', line(head, false)), ...rows.map((r) => line(r))].join('\n')
 }
 
 /** The goal a reading command names: argument, --session or the environment, else the one open goal here. */
@@ -363,17 +423,18 @@ function resolveCaller(addon, cmd, opts, cwd) {
   return { caller: { sessionId: found.goal.sessionId, cwd: cwd ?? found.goal.cwd }, goalId }
 }
 
-/** The request: --json (object, or - for stdin) plus the field flags. */
+/** The request: --input-json (object, or - for stdin) plus the field flags. */
 export function buildRequest(cmd, opts, readStdin = () => fs.readFileSync(0, 'utf8')) {
   let request = {}
-  if (opts.json !== undefined) {
-    const text = opts.json === '-' ? readStdin() : opts.json
+  const input = opts['input-json'] ?? opts['from-json']
+  if (input !== undefined) {
+    const text = input === '-' ? readStdin() : input
     try {
       request = JSON.parse(text)
     } catch (err) {
-      throw usageError(`--json: not valid JSON: ${err.message}`)
+      throw usageError(`--input-json: not valid JSON: ${err.message}`)
     }
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw usageError('--json: expected an object of fields')
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw usageError('--input-json: expected an object of fields')
   }
   for (const [flag, values] of Object.entries(opts)) {
     const field = FIELD_ALIASES[flag] ?? (LIST_FIELDS.includes(flag) ? flag : null)
@@ -431,8 +492,12 @@ function write(cmd, opts, cwd, io) {
   if (goalId && request.expectedGoalId === undefined) request.expectedGoalId = goalId
   const fn = { open: addon.openGoalSync, update: addon.updateGoalSync, budget: addon.updateGoalSync, close: addon.closeGoalSync }[cmd]
   const result = call(() => fn(caller, request), cmd)
-  for (const w of result.warnings ?? []) io.err(`warning: ${w}`)
   const refusedClose = cmd === 'close' && !result.closed
+  if (opts.json) {
+    io.out(JSON.stringify(result, null, 2))
+    return refusedClose ? EXIT.FAILED : EXIT.OK
+  }
+  for (const w of result.warnings ?? []) io.err(`warning: ${w}`)
   if (refusedClose) {
     io.err(result.summary.trimEnd())
     for (const u of result.unmet) if (!result.summary.includes(u.message)) io.err(`- ${u.field}: ${u.message}`)
@@ -448,6 +513,10 @@ function call(fn, what) {
   try {
     return fn()
   } catch (err) {
-    throw addonError(err, `goal-system ${what}`)
+    const e = addonError(err, `goal-system ${what}`)
+    // The core names an unknown field and lists the known ones: suggest the closest.
+    const unknown = /unknown field "([^"]+)"; known fields: ([^()]+)/.exec(err?.message ?? '')
+    if (unknown) e.message += didYouMean(unknown[1], unknown[2].split(/,\s*/), (f) => `"${f.trim()}"`)
+    throw e
   }
 }

@@ -1,6 +1,7 @@
 // Install and uninstall as a plan: read every target first, compute each new
-// content in memory, and only then write. A file that is not valid JSON stops the
-// whole run before anything changes. The manifest records what goal-system added
+// content in memory, and only then write. A file that is not valid JSONC stops the
+// whole run before anything changes; the others are edited in place, comments
+// and trailing commas kept. The manifest records what goal-system added
 // (per file and operation, and which installs still need it), so uninstall
 // removes exactly that and restores what was there before.
 import fs from 'node:fs'
@@ -13,7 +14,7 @@ import {
   clone,
   deepEqual,
   deleteIn,
-  detectFormat,
+  editJsonc,
   formatJson,
   getIn,
   parseJsonObject,
@@ -137,7 +138,7 @@ function installJson(target, text, record) {
   if (current !== null && deepEqual(current, next)) return { action: 'unchanged', record: rec, detail }
   return {
     action: current === null ? 'create' : 'update',
-    text: formatJson(next, detectFormat(text)),
+    text: current === null ? formatJson(next) : editJsonc(text, current, next),
     record: rec,
     firstTouch: !record,
     detail,
@@ -217,7 +218,7 @@ function uninstallJson(target, text, record) {
     // Back to the file as it was: its original bytes, and the install's backup is no longer needed.
     return { action: 'update', text: original, record: null, noBackup: true, dropBackup: rec.backup, detail: 'restored to its state before install' }
   }
-  return { action: 'update', text: formatJson(next, detectFormat(text)), record: record2 }
+  return { action: 'update', text: editJsonc(text, current, next), record: record2 }
 }
 
 /** The original bytes, when the result equals the file as it was before the first install. */

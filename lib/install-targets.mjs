@@ -68,6 +68,11 @@ function vscodeUserDir(home, env) {
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Code', 'User')
 }
 
+/** An agent without its frontmatter `hooks:` block (and the comment above it). */
+export function withoutAgentHooks(text) {
+  return text.replace(/(?:^#[^\n]*\n)*^hooks:\n(?:^[ \t]+[^\n]*\n)*/m, '')
+}
+
 /** A package file the installer needs and cannot find. */
 export class PackageFileError extends Error {
   constructor(file, detail) {
@@ -123,8 +128,8 @@ function templatePart(pkg, rel, keyPath) {
   return value
 }
 
-function markdownCopy(pkg, rel) {
-  const text = readPackageFile(pkg, rel).split(PLACEHOLDER_TOKEN).join(pkg)
+function markdownCopy(pkg, rel, edit = (text) => text) {
+  const text = edit(readPackageFile(pkg, rel)).split(PLACEHOLDER_TOKEN).join(pkg)
   const source = path.join(pkg, rel)
   return `${text.replace(/\s*$/, '\n')}\n<!-- ${TEXT_MARKER} from ${source}; goal-system uninstall removes it -->\n`
 }
@@ -230,7 +235,11 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
 
   if (hosts.includes('vscode')) {
     const server = templatePart(pkg, 'adapters/vscode-chat/mcp.json', ['servers', MCP_SERVER_NAME])
-    const agent = markdownCopy(pkg, 'adapters/vscode-chat/agents/goal-system.agent.md')
+    // At user level the agent carries the hooks (agent-scoped hooks, enabled by
+    // chat.useCustomAgentHooks); a workspace has its hooks file instead, so its
+    // agent leaves them out (both would run).
+    const agentFile = 'adapters/vscode-chat/agents/goal-system.agent.md'
+    const agent = markdownCopy(pkg, agentFile, project ? withoutAgentHooks : undefined)
     if (project) {
       add('vscode', path.join(project, '.vscode', 'mcp.json'), {
         kind: 'json',
@@ -260,13 +269,15 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       })
       add('vscode', path.join(loc.vscodeUser, 'prompts', 'goal-system.agent.md'), {
         kind: 'text',
-        label: 'VS Code user custom agent "goal-system"',
+        label: 'VS Code user custom agent "goal-system", with its agent-scoped hooks',
         content: agent,
+        requires: [hookRunner],
       })
-      notes.push(
-        'VS Code has no user-level hooks file of its own: its hooks (drift and stop control) are ' +
-          'workspace files. Add them with `goal-system install --vscode --project <workspace>`.',
-      )
+      add('vscode', path.join(loc.vscodeUser, 'settings.json'), {
+        kind: 'json',
+        label: 'VS Code: "chat.useCustomAgentHooks": true (agent-scoped hooks run only with it)',
+        ops: [{ id: 'key:chat.useCustomAgentHooks', type: 'key', path: ['chat.useCustomAgentHooks'], value: true }],
+      })
     }
   }
 

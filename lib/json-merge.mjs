@@ -1,11 +1,15 @@
-// JSON settings files for `goal-system install`: parse with a clear error, keep the
-// file's own formatting, walk paths, and merge or strip the goal-system entries.
-// Pure functions on plain values; file IO lives in fs-safe.mjs.
+// Settings files for `goal-system install`: JSONC (comments, trailing commas)
+// as VS Code and the other hosts accept it. Parse with a clear error, walk
+// paths, merge or strip the goal-system entries on plain values, and write the
+// difference back into the original text as in-place edits (jsonc-parser's
+// modify/applyEdits), so comments, trailing commas and layout survive.
+// Pure functions on text and values; file IO lives in fs-safe.mjs.
+import { applyEdits, findNodeAtLocation, modify, parse, parseTree, printParseErrorCode } from 'jsonc-parser'
 
 /** A settings file that cannot be parsed, or has the wrong shape. */
 export class JsonFileError extends Error {
   constructor(file, detail, { shape = false } = {}) {
-    super(shape ? `${file} cannot take goal-system's entries: ${detail}` : `${file} is not valid JSON: ${detail}`)
+    super(shape ? `${file} cannot take goal-system's entries: ${detail}` : `${file} is not valid JSONC: ${detail}`)
     this.file = file
     this.detail = detail
   }
@@ -14,15 +18,14 @@ export class JsonFileError extends Error {
 /** A settings value of an unexpected type where goal-system must write (e.g. "hooks": 3). */
 export class ShapeError extends Error {}
 
-/** Parse a settings file's text: an object, `{}` for an empty file, or a JsonFileError. */
+const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true }
+
+/** Parse a settings file's text (JSONC): an object, `{}` for an empty file, or a JsonFileError. */
 export function parseJsonObject(text, file) {
   if (text.trim() === '') return {}
-  let value
-  try {
-    value = JSON.parse(stripBom(text))
-  } catch (err) {
-    throw new JsonFileError(file, describeParseError(text, err))
-  }
+  const errors = []
+  const value = parse(stripBom(text), errors, PARSE_OPTIONS)
+  if (errors.length) throw new JsonFileError(file, describeParseError(stripBom(text), errors[0]))
   if (!isPlainObject(value)) {
     throw new JsonFileError(file, `expected an object at the top level, found ${typeName(value)}`, { shape: true })
   }
@@ -33,31 +36,12 @@ function stripBom(text) {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
-/** The parser's message, with line and column, and a hint when comments are the cause. */
-export function describeParseError(text, err) {
-  let detail = err.message
-  const pos = /at position (\d+)/.exec(detail)
-  if (pos) {
-    const before = text.slice(0, Number(pos[1]))
-    const line = before.split('\n').length
-    const column = before.length - before.lastIndexOf('\n')
-    detail += ` (line ${line}, column ${column})`
-  }
-  if (parsesAsJsonc(text)) {
-    detail += '; the file has comments or trailing commas, which goal-system does not rewrite: remove them, or add the entries by hand'
-  }
-  return detail
-}
-
-function parsesAsJsonc(text) {
-  const noComments = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (m, str) => str ?? '')
-  const noTrailingCommas = noComments.replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (m, str, close) => str ?? close)
-  try {
-    JSON.parse(stripBom(noTrailingCommas))
-    return true
-  } catch {
-    return false
-  }
+/** The parser's error, with line and column. */
+export function describeParseError(text, error) {
+  const before = text.slice(0, error.offset)
+  const line = before.split('\n').length
+  const column = before.length - before.lastIndexOf('\n')
+  return `${printParseErrorCode(error.error)} at line ${line}, column ${column}`
 }
 
 function typeName(value) {
@@ -86,6 +70,119 @@ export function formatJson(value, fmt = detectFormat(null)) {
   let text = JSON.stringify(value, null, fmt.indent)
   if (fmt.eol !== '\n') text = text.replace(/\n/g, fmt.eol)
   return fmt.finalNewline ? text + fmt.eol : text
+}
+
+/**
+ * The text of `next` written into `text` (whose value is `current`) as in-place
+ * edits: only the keys and list items that differ are touched, each insertion
+ * laid out in the file's own indentation and line ends.
+ */
+export function editJsonc(text, current, next) {
+  if (text == null || text.trim() === '') return formatJson(next)
+  const bom = text.charCodeAt(0) === 0xfeff ? '\ufeff' : ''
+  const fmt = detectFormat(text)
+  return bom + diffInto(stripBom(text), [], current, next, fmt)
+}
+
+function diffInto(text, path, cur, nxt, fmt) {
+  if (deepEqual(cur, nxt)) return text
+  if (isPlainObject(cur) && isPlainObject(nxt)) {
+    for (const key of Object.keys(cur)) if (!Object.hasOwn(nxt, key)) text = edit(text, [...path, key], undefined, fmt)
+    for (const key of Object.keys(cur)) if (Object.hasOwn(nxt, key)) text = diffInto(text, [...path, key], cur[key], nxt[key], fmt)
+    for (const key of Object.keys(nxt)) if (!Object.hasOwn(cur, key)) text = edit(text, [...path, key], nxt[key], fmt)
+    return text
+  }
+  if (Array.isArray(cur) && Array.isArray(nxt)) {
+    const kept = subsequence(cur, nxt)
+    if (kept) {
+      // Only additions: insert each new item where it belongs.
+      nxt.forEach((item, i) => {
+        if (!kept.has(i)) text = edit(text, [...path, i], item, fmt, true)
+      })
+      return text
+    }
+    const left = subsequence(nxt, cur)
+    if (left) {
+      // Only removals: delete from the end so indexes stay valid.
+      for (let i = cur.length - 1; i >= 0; i--) if (!left.has(i)) text = edit(text, [...path, i], undefined, fmt)
+      return text
+    }
+    if (cur.length === nxt.length) {
+      cur.forEach((item, i) => {
+        text = diffInto(text, [...path, i], item, nxt[i], fmt)
+      })
+      return text
+    }
+  }
+  if (path.length === 0) return formatJson(nxt, fmt)
+  return edit(text, path, nxt, fmt)
+}
+
+/** Indexes of `long` matched, in order, by the items of `short`; null when `short` is not a subsequence. */
+function subsequence(short, long) {
+  const matched = new Set()
+  let j = 0
+  for (const item of short) {
+    while (j < long.length && !deepEqual(item, long[j])) j++
+    if (j === long.length) return null
+    matched.add(j++)
+  }
+  return matched
+}
+
+/** One modify: set (value), insert into a list (insert), or remove (undefined). */
+function edit(text, path, value, fmt, insert = false) {
+  if (value === undefined) {
+    const own = removeOwnLine(text, path)
+    if (own) return own
+  }
+  const edits = modify(text, path, value, { isArrayInsertion: insert })
+  return applyEdits(
+    text,
+    edits.map((e) => (value === undefined ? e : layout(text, e, path, value, fmt))),
+  )
+}
+
+/**
+ * An item on a line of its own and followed by a comma goes with its line, its
+ * comma and a comment after it: the exact inverse of an insertion, where
+ * jsonc-parser would take the comma (and comment) of the item before it.
+ */
+function removeOwnLine(text, path) {
+  const node = findNodeAtLocation(parseTree(text, [], PARSE_OPTIONS), path)
+  if (!node) return null
+  const item = node.parent?.type === 'property' ? node.parent : node
+  const lineStart = text.lastIndexOf('\n', item.offset - 1)
+  if (lineStart < 0 || text.slice(lineStart + 1, item.offset).trim() !== '') return null
+  const end = item.offset + item.length
+  const rest = /^[ \t]*,([ \t]*\/\/[^\n]*|[ \t]*\/\*.*?\*\/)?[ \t]*(?=\r?\n)/.exec(text.slice(end))
+  if (!rest) return null
+  const from = text[lineStart - 1] === '\r' ? lineStart - 1 : lineStart
+  return text.slice(0, from) + text.slice(end + rest[0].length).replace(/^(?=\r?\n)/, '')
+}
+
+const lineIndent = (text, offset) => /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', offset - 1) + 1))[0]
+
+/** jsonc-parser writes new values on one line; lay them out as the file does. */
+function layout(text, e, path, value, fmt) {
+  const unit = typeof fmt.indent === 'number' ? ' '.repeat(fmt.indent) : fmt.indent
+  const pretty = (v, indent) => JSON.stringify(v, null, unit).split('\n').join(fmt.eol + indent)
+  if (e.length > 0) return { ...e, content: pretty(value, lineIndent(text, e.offset)) }
+  const key = path[path.length - 1]
+  const parent = findNodeAtLocation(parseTree(text, [], PARSE_OPTIONS), path.slice(0, -1))
+  const outer = parent ? lineIndent(text, parent.offset) : ''
+  const inner = outer + unit
+  const body = (typeof key === 'string' ? `${JSON.stringify(key)}: ` : '') + pretty(value, inner)
+  if (!e.content.startsWith(',')) {
+    // The first item of an empty container.
+    const closesOnNextLine = /^[ \t]*\r?\n/.test(text.slice(e.offset))
+    return { ...e, content: fmt.eol + inner + body + (closesOnNextLine ? '' : fmt.eol + outer) }
+  }
+  // After the last item: when the file keeps a trailing comma (and maybe a
+  // comment on that line), go after them and keep the trailing comma.
+  const rest = /^([ \t]*,)([ \t]*\/\/[^\n]*|[ \t]*\/\*.*?\*\/)?[ \t]*(?=\r?\n)/.exec(text.slice(e.offset))
+  if (rest) return { offset: e.offset + rest[0].length, length: 0, content: fmt.eol + inner + body + ',' }
+  return { ...e, content: ',' + fmt.eol + inner + body }
 }
 
 export function deepEqual(a, b) {

@@ -295,3 +295,10 @@ pub fn close_goal_sync(
         do_close(&prepare(caller), &request.unwrap_or(Value::Null)),
     )
 }
+
+/// The JSON Schema of the goal record the goal operations return (derived from
+/// the Rust record; the MCP server's `outputSchema` uses it).
+#[napi]
+pub fn goal_record_schema() -> serde_json::Value {
+    goal_core::schema::goal_json_schema()
+}

@@ -2,6 +2,7 @@
 //! the shell hook's Node fallback). Same function as the native goal-hook.
 
 use goal_core::hooks::{self, Host};
+use goal_core::hosts::{self, Role};
 use goal_core::payload;
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
@@ -22,10 +23,13 @@ pub struct HookResult {
 /// `event` is the event name in any case style (`preToolUse`, `PreToolUse`,
 /// `agentStop`, `Stop`, ...); `stdin` is the host's JSON payload. Never throws:
 /// faults come back as an allow-shaped answer with a message in `stderr`.
+/// A `vscode` or `claude` entry that runs under Copilot CLI answers `{}` when
+/// another entry decides the event there (see `hostRole`).
 #[napi]
 pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
+    // The same path as the native hook: the size cap and one decision per event.
     let out = match Host::parse(&host) {
-        Some(h) => hooks::run(h, &event, &stdin),
+        Some(h) => payload::run_bytes(h, &event, stdin.as_bytes()),
         None => {
             let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
             out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
@@ -83,4 +87,17 @@ pub fn command_role(stdin_is_tty: bool, env_names: Vec<String>) -> String {
     goal_core::authority::command_role(stdin_is_tty, &names)
         .as_str()
         .to_string()
+}
+
+/// Who decides an event for a hook entry written for `host`: the host whose
+/// answer shape it then uses (`copilot-cli` when a VS Code or Claude Code entry
+/// runs under Copilot CLI and decides there), or `null` when the entry stands
+/// down because another entry decides the event.
+#[napi]
+pub fn host_role(host: String, stdin: String) -> Option<String> {
+    let h = Host::parse(&host)?;
+    match hosts::resolve(h, &stdin) {
+        Role::Decide(h) => Some(hosts::host_name(h).to_string()),
+        Role::StandDown => None,
+    }
 }

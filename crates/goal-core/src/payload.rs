@@ -5,6 +5,7 @@
 //! its decision.
 
 use crate::hooks::{self, HookOutput, Host};
+use crate::hosts;
 use crate::store::StoreConfig;
 use crate::Result;
 use std::io::Read;
@@ -43,7 +44,17 @@ pub fn run_bytes_with(
         );
         return out;
     }
-    hooks::run_with(host, event_name, &String::from_utf8_lossy(bytes), config)
+    let text = String::from_utf8_lossy(bytes);
+    // A VS Code or Claude Code entry that Copilot CLI also runs may leave the
+    // event to the entry that decides it there (one decision per event).
+    match hosts::resolve(host, &text) {
+        hosts::Role::Decide(h) => hooks::run_with(h, event_name, &text, config),
+        hosts::Role::StandDown => HookOutput {
+            stdout: "{}".to_string(),
+            stderr: String::new(),
+            exit_code: 0,
+        },
+    }
 }
 
 #[cfg(test)]

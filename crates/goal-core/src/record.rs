@@ -33,6 +33,17 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in lifecycle order.
+    pub const ALL: [Status; 7] = [
+        Status::Draft,
+        Status::Active,
+        Status::Blocked,
+        Status::Paused,
+        Status::BudgetLimited,
+        Status::Complete,
+        Status::Cancelled,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Draft => "draft",

@@ -1,0 +1,111 @@
+// The Claude Code and Copilot CLI plugins of this repository: generated from
+// the package templates (never stale), their hook commands run as the hosts run
+// them, and their MCP server starts through `goal-system mcp`.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
+import { root } from './helpers.mjs'
+
+const claudePlugin = path.join(root, 'plugins', 'claude', 'goal-system')
+const copilotPlugin = path.join(root, 'plugins', 'copilot-cli', 'goal-system')
+let base
+let stateRoot
+let binDir
+before(() => {
+  base = fs.mkdtempSync(path.join(os.tmpdir(), 'goal-plugins-'))
+  stateRoot = path.join(base, 'state', 'goal-system')
+  // A `goal-system` command on PATH, as `npm install -g` or `npm link` leaves it.
+  binDir = path.join(base, 'bin')
+  fs.mkdirSync(binDir)
+  fs.symlinkSync(path.join(root, 'bin', 'goal-system.mjs'), path.join(binDir, 'goal-system'))
+})
+after(() => fs.rmSync(base, { recursive: true, force: true }))
+
+const envWith = (extra = {}, { onPath = true } = {}) => {
+  const env = { ...process.env, HOME: base, COPILOT_HOME: path.join(base, 'copilot'), GOAL_SYSTEM_STATE_ROOT: stateRoot, ...extra }
+  for (const k of ['GOAL_SYSTEM_HOME', 'COPILOT_CLI', 'CLAUDECODE']) if (!(k in extra)) delete env[k]
+  env.PATH = onPath ? `${binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin` : `${path.dirname(process.execPath)}:/usr/bin:/bin`
+  return env
+}
+
+/** Run a hook entry's command the way the host does (a shell), with a payload. */
+function runCommand(command, payload, env) {
+  const res = spawnSync('sh', ['-c', command], { input: JSON.stringify(payload), env, encoding: 'utf8' })
+  assert.equal(res.status, 0, res.stderr)
+  return { out: JSON.parse(res.stdout), stderr: res.stderr }
+}
+
+describe('plugin files', () => {
+  test('are what scripts/build-plugins.mjs makes from the package templates', () => {
+    const res = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-plugins.mjs'), '--check'], { encoding: 'utf8' })
+    assert.equal(res.status, 0, res.stderr)
+  })
+
+  test('each host finds its manifest and marketplace, and the plugins carry hooks, MCP server and the goal skill', () => {
+    const claude = JSON.parse(fs.readFileSync(path.join(claudePlugin, '.claude-plugin', 'plugin.json'), 'utf8'))
+    assert.equal(claude.name, 'goal-system')
+    const copilot = JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'plugin.json'), 'utf8'))
+    assert.equal(copilot.name, 'goal-system')
+    for (const [dir, market] of [
+      [claudePlugin, '.claude-plugin/marketplace.json'],
+      [copilotPlugin, '.github/plugin/marketplace.json'],
+    ]) {
+      const m = JSON.parse(fs.readFileSync(path.join(root, market), 'utf8'))
+      assert.equal(path.resolve(root, m.plugins[0].source), dir, market)
+      assert.match(fs.readFileSync(path.join(dir, 'skills', 'goal', 'SKILL.md'), 'utf8'), /^---\nname: goal\n/)
+      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')).mcpServers.goalSystem.args[0], 'mcp')
+    }
+    const events = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'hooks', 'hooks.json'), 'utf8')).hooks)
+    assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks), events)
+  })
+})
+
+describe('plugin hook commands', () => {
+  test('Copilot CLI: a /goal prompt through the plugin entry opens a draft; the answer is Copilot\'s', () => {
+    const hooks = JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks
+    const prompt = 'The user set this explicit autopilot objective with /autopilot:\n\nship the plugin\n\nWork autonomously toward this objective in clear checkpoints.'
+    const cwd = path.join(base, 'proj')
+    fs.mkdirSync(cwd, { recursive: true })
+    const env = envWith({ PLUGIN_ROOT: copilotPlugin, COPILOT_CLI: '1' })
+    const { out } = runCommand(hooks.userPromptSubmitted[0].bash, { sessionId: 'plug-cp', timestamp: Date.now(), cwd, prompt }, env)
+    assert.match(out.additionalContext, /goal-system/)
+    const stop = runCommand(hooks.agentStop[0].bash, { sessionId: 'plug-cp', timestamp: Date.now(), cwd, stopReason: 'end_turn', stop_hook_active: false }, env)
+    assert.equal(stop.out.decision, 'block')
+  })
+
+  test('Claude Code: the plugin entry answers in Claude Code\'s shape', () => {
+    const hooks = JSON.parse(fs.readFileSync(path.join(claudePlugin, 'hooks', 'hooks.json'), 'utf8')).hooks
+    const cwd = path.join(base, 'proj')
+    const env = envWith({ CLAUDE_PLUGIN_ROOT: claudePlugin, CLAUDECODE: '1' })
+    const payload = { session_id: 'plug-cl', cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal ship the plugin' }
+    const { out } = runCommand(hooks.UserPromptSubmit[0].hooks[0].command, payload, env)
+    assert.equal(out.hookSpecificOutput.hookEventName, 'UserPromptSubmit')
+  })
+
+  test('without the package, or without the plugin root, a hook allows ({}) and exits 0', () => {
+    const hooks = JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks
+    const payload = { sessionId: 'plug-none', cwd: base, toolName: 'bash', toolArgs: { command: 'ls' } }
+    const noPackage = runCommand(hooks.preToolUse[0].bash, payload, envWith({ PLUGIN_ROOT: copilotPlugin }, { onPath: false }))
+    assert.deepEqual(noPackage.out, {})
+    assert.match(noPackage.stderr, /goal-system package was not found/)
+    assert.deepEqual(runCommand(hooks.preToolUse[0].bash, payload, envWith()).out, {})
+  })
+})
+
+test('goal-system mcp serves the goal tools over stdio', async () => {
+  const transport = new StdioClientTransport({ command: path.join(binDir, 'goal-system'), args: ['mcp'], env: envWith(), stderr: 'ignore' })
+  const client = new Client({ name: 'plugin-test', version: '1.0.0' })
+  await client.connect(transport)
+  try {
+    const { tools } = await client.listTools()
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['context_board', 'goal_system_close', 'goal_system_open', 'goal_system_status', 'goal_system_update'])
+  } finally {
+    await client.close()
+  }
+})
