@@ -19,8 +19,8 @@ const ELF_MACHINE = { 62: 'x64', 183: 'arm64' }
 const MACHO_CPU = { 0x01000007: 'x64', 0x0100000c: 'arm64' }
 
 /**
- * The header facts of a binary: { format: 'elf'|'macho', arch, type, interp?
- * (ELF: has a program interpreter, i.e. not static), minMacos? }.
+ * The header facts of a binary: { format: 'elf'|'macho', arch, type, interp and
+ * dynamic (ELF: started by a loader, links shared libraries), minMacos? }.
  */
 export function binaryInfo(file) {
   const b = readFileSync(file)
@@ -28,9 +28,11 @@ export function binaryInfo(file) {
     const phoff = Number(b.readBigUInt64LE(32))
     const phentsize = b.readUInt16LE(54)
     const phnum = b.readUInt16LE(56)
-    let interp = false
-    for (let i = 0; i < phnum; i++) if (b.readUInt32LE(phoff + i * phentsize) === 3) interp = true
-    return { format: 'elf', arch: ELF_MACHINE[b.readUInt16LE(18)] ?? `machine ${b.readUInt16LE(18)}`, type: b.readUInt16LE(16) === 3 ? 'dyn' : 'exec', interp }
+    const segments = new Set()
+    for (let i = 0; i < phnum; i++) segments.add(b.readUInt32LE(phoff + i * phentsize))
+    const machine = b.readUInt16LE(18)
+    // PT_INTERP (3): started by a dynamic loader; PT_DYNAMIC (2): links shared libraries.
+    return { format: 'elf', arch: ELF_MACHINE[machine] ?? `machine ${machine}`, type: b.readUInt16LE(16) === 3 ? 'dyn' : 'exec', interp: segments.has(3), dynamic: segments.has(2) }
   }
   if (b.readUInt32LE(0) === 0xfeedfacf) {
     const types = { 2: 'exec', 6: 'dylib', 8: 'bundle' }
