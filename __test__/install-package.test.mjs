@@ -75,3 +75,21 @@ test('install from npx cache copies the package to a stable folder and points th
   assert.ok(again.stdout.includes(`Using the copy already at ${stable}`), again.stdout)
   assert.match(again.stdout, /Installed: 0 file\(s\) changed/)
 })
+
+test('a package folder with spaces and quotes still gives hook commands that run', () => {
+  const pkg = packageCopy(join(base, "it's a dir", 'goal-system'), { native: true })
+  const home = join(base, 'quote-home')
+  mkdirSync(home)
+  const r = install(pkg, home, ['--claude'])
+  assert.equal(r.status, 0, r.stdout + r.stderr)
+  const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'))
+  const command = settings.hooks.UserPromptSubmit[0].hooks[0].command
+  const cwd = join(base, 'quote-proj')
+  mkdirSync(cwd)
+  const state = join(base, 'quote-state', 'goal-system')
+  const payload = JSON.stringify({ session_id: 'quoted', cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal quoted paths work' })
+  const run = spawnSync('/bin/sh', ['-c', command], { input: payload, encoding: 'utf8', env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: state } })
+  assert.equal(run.status, 0, run.stderr)
+  assert.equal(run.stderr, '', 'the native hook ran (no fallback)')
+  assert.match(JSON.parse(run.stdout).hookSpecificOutput.additionalContext, /opened draft goal/)
+})
