@@ -283,7 +283,7 @@ test('the Claude hooks block and .mcp.json have the expected shape and run', () 
     assert.equal(h.type, 'command');
     assert.ok(h.timeout > 0);
     assert.ok(h.command.includes('${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'));
-    assert.match(h.command, new RegExp(`\\bclaude ${event}$`));
+    assert.match(h.command, new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host claude ${event}\\).* claude ${event} \\|\\| echo '\\{\\}'$`));
   }
   const mcp = JSON.parse(readFileSync(join(ROOT, 'adapters/claude/mcp.json'), 'utf8'));
   assert.equal(mcp.mcpServers.goalSystem.command, 'node');
@@ -295,7 +295,7 @@ test('the Claude hooks block and .mcp.json have the expected shape and run', () 
   const r = spawnSync('/bin/sh', ['-c', hooks.Stop[0].hooks[0].command], {
     input: JSON.stringify(stop(s, false)),
     encoding: 'utf8',
-    env: { ...process.env, GOAL_SYSTEM_HOME: ROOT, GOAL_SYSTEM_STATE_ROOT: stateRoot },
+    env: { ...process.env, GOAL_SYSTEM_HOME: ROOT, GOAL_SYSTEM_HOOK: join(ROOT, 'native', 'goal-hook'), GOAL_SYSTEM_STATE_ROOT: stateRoot },
   });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).decision, 'block');

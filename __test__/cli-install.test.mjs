@@ -213,8 +213,9 @@ describe('install', () => {
     assert.deepEqual(claude.hooks.PreToolUse[0], { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo my-bash-check' }] })
     const commands = Object.values(claude.hooks).flat().flatMap((g) => g.hooks.map((e) => e.command))
     const runner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
+    const hook = path.join(pkg, 'native', 'goal-hook')
     for (const event of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']) {
-      const ours = commands.filter((c) => c.includes(runner) && c.endsWith(` claude ${event}`))
+      const ours = commands.filter((c) => c.includes(`"${hook}" --host claude ${event})`) && c.includes(`"${runner}" claude ${event} ||`))
       assert.equal(ours.length, 1, `one ${event} hook`)
     }
     const claudeJson = readJson(h.file('.claude.json'))
@@ -227,9 +228,14 @@ describe('install', () => {
     const hooks = readJson(h.file('.copilot/hooks/goal-system.json'))
     assert.equal(hooks.version, 1)
     for (const event of ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'subagentStart', 'preCompact']) {
-      assert.deepEqual(hooks.hooks[event], [
-        { type: 'command', bash: `bash ${path.join(pkg, 'hooks', 'goal-context.sh')} ${event}`, timeoutSec: 10 },
-      ])
+      const [entry, ...more] = hooks.hooks[event]
+      assert.equal(more.length, 0)
+      // The native hook runs directly; Node, then an allow, when it cannot.
+      assert.equal(
+        entry.bash,
+        `o=$("${hook}" --host copilot-cli ${event}) && printf '%s\\n' "$o" || node "${runner}" copilot-cli ${event} || echo '{}'`,
+      )
+      assert.ok(entry.powershell.includes(`& '${hook}' --host copilot-cli ${event}`), entry.powershell)
     }
     assert.equal(fs.readFileSync(h.file('.copilot/hooks/other.json'), 'utf8'), EXISTING['.copilot/hooks/other.json'])
     assert.deepEqual(readJson(h.file('.copilot/settings.json')), { theme: 'dark', experimental: true })

@@ -247,14 +247,14 @@ test('the VS Code hooks file runs the runner for every event it names', () => {
     assert.equal(entry.type, 'command');
     assert.ok(entry.timeout > 0);
     assert.ok(entry.command.includes('${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'), entry.command);
-    assert.match(entry.command, new RegExp(`\\bvscode ${event}$`));
+    assert.match(entry.command, new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host vscode ${event}\\).* vscode ${event} \\|\\| echo '\\{\\}'$`));
   }
   // Run one command through a shell, the placeholder resolved from the environment.
   const s = 'vs-config';
   const r = spawnSync('/bin/sh', ['-c', config.hooks.UserPromptSubmit[0].command], {
     input: JSON.stringify(prompt(s, '/goal config objective')),
     encoding: 'utf8',
-    env: { ...process.env, GOAL_SYSTEM_HOME: ROOT, GOAL_SYSTEM_STATE_ROOT: stateRoot },
+    env: { ...process.env, GOAL_SYSTEM_HOME: ROOT, GOAL_SYSTEM_HOOK: join(ROOT, 'native', 'goal-hook'), GOAL_SYSTEM_STATE_ROOT: stateRoot },
   });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).hookSpecificOutput.hookEventName, 'UserPromptSubmit');

@@ -88,7 +88,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     const settings = JSON.parse(fs.readFileSync(f.settings, 'utf8'));
     for (const ev of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']) {
       const cmd = settings.hooks?.[ev]?.[0]?.hooks?.[0]?.command || '';
-      assert.match(cmd, new RegExp(`hook-runner\\.mjs"? claude ${ev}$`), `${ev}: ${cmd}`);
+      assert.match(cmd, new RegExp(`goal-hook" --host claude ${ev}\\).*hook-runner\\.mjs" claude ${ev} \\|\\| echo '\\{\\}'$`), `${ev}: ${cmd}`);
     }
     assert.equal(settings.hooks.PreToolUse[0].matcher, '*');
     const mcp = JSON.parse(fs.readFileSync(f.mcp, 'utf8'));

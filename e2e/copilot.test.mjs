@@ -75,9 +75,10 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     assert.equal(hooks.version, 1);
     for (const ev of ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop']) {
       const cmd = hooks.hooks[ev]?.[0]?.bash || '';
-      assert.match(cmd, new RegExp(`/hooks/goal-context\\.sh ${ev}$`), `${ev}: ${cmd}`);
-      const script = cmd.split(/\s+/).find((w) => w.endsWith('goal-context.sh'));
-      assert.ok(path.isAbsolute(script) && fs.existsSync(script), `absolute, existing hook script: ${script}`);
+      // The native hook directly, then Node, then an allow.
+      const [, hook] = /^o=\$\("([^"]+)" --host copilot-cli (\w+)\)/.exec(cmd) || [];
+      assert.ok(hook && path.isAbsolute(hook) && fs.existsSync(hook), `absolute, existing native hook: ${cmd}`);
+      assert.match(cmd, new RegExp(`hook-runner\\.mjs" copilot-cli ${ev} \\|\\| echo '\\{\\}'$`), `${ev}: ${cmd}`);
     }
     const shim = fs.readFileSync(f.extension, 'utf8');
     assert.match(shim, /import\s+"file:\/\/.*\/extension\.mjs"/);

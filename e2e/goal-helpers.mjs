@@ -8,10 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { REPO_DIR, makeTempDir, hostUnavailableReason } from './hosts.mjs';
 import { startModelServer, messagesText, toolResults, userTexts, toolNames } from './model-server.mjs';
-import { mergeJsonFile } from './fixtures.mjs';
 
 export const KEEP = !!process.env.GOAL_E2E_KEEP; // keep temp folders for inspection
 export const INSTALLER = path.join(REPO_DIR, 'bin', 'goal-system.mjs');
@@ -102,38 +100,6 @@ export function claudeInstallFiles(home, project) {
   };
 }
 
-/** By hand, what `goal-system install --copilot-cli` should do (used until the installer works). */
-export function installCopilotByHand(home) {
-  const f = copilotInstallFiles(home);
-  fs.mkdirSync(path.dirname(f.hooks), { recursive: true });
-  fs.writeFileSync(f.hooks, readTemplate('hooks/hooks.json'));
-  fs.mkdirSync(path.dirname(f.extension), { recursive: true });
-  fs.writeFileSync(f.extension, `// goal-system extension shim (e2e manual install)\nimport ${JSON.stringify(pathToFileURL(path.join(REPO_DIR, 'extension.mjs')).href)};\n`);
-  mergeJsonFile(f.settings, { experimental: true });
-  const skill = path.join(REPO_DIR, 'skills', 'goal', 'SKILL.md');
-  if (fs.existsSync(skill)) {
-    const dir = path.join(home, '.copilot', 'skills', 'goal');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(skill, path.join(dir, 'SKILL.md'));
-  }
-}
-
-/** By hand, what `goal-system install --claude --project DIR` should do. */
-export function installClaudeByHand(home, project) {
-  const f = claudeInstallFiles(home, project);
-  const node = process.execPath;
-  const hooks = JSON.parse(readTemplate('adapters/claude/settings.hooks.json').replaceAll('"node \\"', `"${node} \\"`));
-  mergeJsonFile(f.settings, hooks);
-  const mcp = JSON.parse(readTemplate('adapters/claude/mcp.json'));
-  for (const s of Object.values(mcp.mcpServers)) if (s.command === 'node') s.command = node;
-  mergeJsonFile(f.mcp, mcp);
-  let user = {};
-  try { user = JSON.parse(fs.readFileSync(f.userSettings, 'utf8')); } catch { /* new */ }
-  const allow = new Set(user.permissions?.allow || []);
-  for (const t of GOAL_TOOLS) allow.add(CLAUDE_GOAL_TOOL(t));
-  mergeJsonFile(f.userSettings, { permissions: { ...(user.permissions || {}), allow: [...allow] } });
-}
-
 /** Run the real installer with HOME=home. Returns { ok, code, stdout, stderr }. */
 export function runInstaller(home, args) {
   const r = spawnSync(process.execPath, [INSTALLER, 'install', ...args], {
@@ -151,28 +117,17 @@ function installLooksDone(files) {
 
 /**
  * Install the goal system for `host` ('copilot' | 'claude') into `home` (and `project` for
- * Claude). GOAL_E2E_INSTALLER: 'installer' (the real bin/goal-system.mjs, failing if it fails),
- * 'manual' (by hand), or 'auto' (default: the installer when it exists and works, else by hand).
- * Returns { method, note }.
+ * Claude) with the product's own installer, as a user would; a failing or incomplete install
+ * fails the test. Returns { method, note }.
  */
 export function installGoalSystem(host, { home, project }) {
-  const mode = process.env.GOAL_E2E_INSTALLER || 'auto';
   const args = host === 'copilot' ? ['--copilot-cli'] : ['--claude', '--project', project];
   const files = host === 'copilot' ? copilotInstallFiles(home) : claudeInstallFiles(home, project);
-  let note = '';
-  if (mode !== 'manual') {
-    if (fs.existsSync(INSTALLER)) {
-      const r = runInstaller(home, args);
-      if (r.ok && installLooksDone(files)) return { method: 'installer', note: '' };
-      note = `installer ${args.join(' ')} ${r.ok ? 'left files missing' : `exited ${r.code}`}: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`;
-    } else {
-      note = `${path.relative(REPO_DIR, INSTALLER)} not found`;
-    }
-    if (mode === 'installer') throw new Error(`GOAL_E2E_INSTALLER=installer: ${note}`);
+  const r = runInstaller(home, args);
+  if (!r.ok || !installLooksDone(files)) {
+    throw new Error(`goal-system install ${args.join(' ')} ${r.ok ? 'left files missing' : `exited ${r.code}`}: ${(r.stderr || r.stdout).trim()}`);
   }
-  if (host === 'copilot') installCopilotByHand(home);
-  else installClaudeByHand(home, project);
-  return { method: 'manual', note };
+  return { method: 'installer', note: '' };
 }
 
 // ---------------------------------------------------------------------------------------------

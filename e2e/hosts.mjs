@@ -7,15 +7,17 @@
 // after which the whole process group is killed. The model server is reached through a
 // TCP->Unix-socket relay (netns-run.mjs) on the same 127.0.0.1 port inside the namespace.
 //
-// Binaries come from the project's node_modules (../node_modules relative to this folder), then
-// from $GOAL_E2E_HOSTS_DIR (a folder with node_modules/), else /tmp/e2e-hosts (temporary scratch
-// install, until the hosts are devDependencies).
+// Binaries come from the hosts cache that install-hosts.mjs fills (pinned versions, one npm
+// prefix each; `npm run test:e2e` installs what is missing first), or from $GOAL_E2E_HOSTS_DIR
+// (a folder with node_modules/) when set.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+
+import { HOST_PACKAGES, hostPrefix, hostVersion } from './install-hosts.mjs';
 
 export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = path.resolve(E2E_DIR, '..');
@@ -31,14 +33,11 @@ export const COPILOT_PKG_CACHE = process.env.GOAL_E2E_COPILOT_CACHE
 // ---------------------------------------------------------------------------------------------
 // Locating the binaries
 
-/** Scratch install used while the hosts are not yet devDependencies of the repo. */
-const FALLBACK_HOSTS_DIR = '/tmp/e2e-hosts';
-
-function searchRoots() {
-  const roots = [path.join(REPO_DIR, 'node_modules')];
-  const extra = process.env.GOAL_E2E_HOSTS_DIR || FALLBACK_HOSTS_DIR;
-  roots.push(path.join(extra, 'node_modules'), extra);
-  return roots;
+/** Where `host` is looked for: $GOAL_E2E_HOSTS_DIR when set, else its pinned version's cache prefix. */
+function searchRoots(host) {
+  const extra = process.env.GOAL_E2E_HOSTS_DIR;
+  if (extra) return [path.join(extra, 'node_modules'), extra];
+  return [path.join(hostPrefix(host, hostVersion(host)), 'node_modules')];
 }
 
 function isMusl() {
@@ -73,7 +72,7 @@ export function resolveHost(host) {
         '@anthropic-ai/claude-code/bin/claude.exe',
       ]
       : [];
-  for (const root of searchRoots()) {
+  for (const root of searchRoots(host)) {
     for (const rel of candidates) {
       const bin = path.join(root, rel);
       if (isRealBinary(bin)) {
@@ -93,7 +92,7 @@ export function hostUnavailableReason(host) {
   if (!onPath('unshare')) return 'unshare (util-linux) not found: needed for the loopback-only namespace';
   if (!onPath('ip')) return 'ip (iproute2) not found: needed to bring loopback up in the namespace';
   if (!resolveHost(host)) {
-    return `${host} not installed: npm install in the repo, or set GOAL_E2E_HOSTS_DIR to a folder with node_modules/ holding it`;
+    return `${host} ${HOST_PACKAGES[host] ? hostVersion(host) : ''} not installed: run node e2e/install-hosts.mjs (npm run test:e2e does), or set GOAL_E2E_HOSTS_DIR to a folder with node_modules/ holding it`;
   }
   return null;
 }

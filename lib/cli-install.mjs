@@ -1,11 +1,14 @@
 // `goal-system install` and `goal-system uninstall`: build the targets, make the
 // plan, print it, and (unless --dry-run) apply it.
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { EXIT, HOST_OPTIONS, parseOptions, refused, selectedHosts, stateError, usageError } from './cli-common.mjs'
+import { EXIT, HOST_OPTIONS, loadAddon, parseOptions, refused, selectedHosts, stateError, usageError } from './cli-common.mjs'
 import { timeStamp } from './fs-safe.mjs'
 import { applyPlan, makePlan } from './install-plan.mjs'
+import { nativeHook } from './install-native.mjs'
+import { copyToStable, npxNodeModules } from './install-stable.mjs'
 import { HOST_LABELS, PACKAGE_ROOT, PackageFileError, buildTargets } from './install-targets.mjs'
 
 export const INSTALL_OPTIONS = {
@@ -39,6 +42,10 @@ export function runInstallCommand(mode, argv, io, help) {
   }
   const hosts = selectedHosts(opts)
   const project = resolveProject(opts.project)
+  if (mode === 'install') {
+    if (npxNodeModules(PACKAGE_ROOT) && !opts['dry-run']) return installFromStableCopy(argv, io)
+    checkAddonLoads()
+  }
   let built
   try {
     built = buildTargets({ hosts, project, env: process.env, copilotMcp: mode === 'uninstall' || Boolean(opts['copilot-mcp']) })
@@ -98,10 +105,50 @@ function planJson(mode, plan, built, hosts, project, dryRun) {
   }
 }
 
+/**
+ * Hooks written while the addon does not load would only ever allow (the Node
+ * fallback needs it): refuse, and say how to get a working package.
+ */
+function checkAddonLoads() {
+  try {
+    loadAddon().statePaths()
+  } catch (err) {
+    throw stateError(`goal-system install: refusing to install: ${err.message.replace(/^the goal-system addon failed to load: /, 'the goal-system addon does not load: ')}`, [
+      'Without it no goal rule runs: every hook would only allow.',
+      'Install the package with npm on this machine (npm installs the platform package that carries the addon),',
+      'or in a clone build it first: npm run build. Then run goal-system install again.',
+      'Nothing was changed.',
+    ])
+  }
+}
+
+/** From npm's npx cache: copy the package somewhere stable, then install from the copy. */
+function installFromStableCopy(argv, io) {
+  let copy
+  try {
+    copy = copyToStable(PACKAGE_ROOT)
+  } catch (err) {
+    throw stateError(`goal-system install: this copy runs from npm's npx cache (${PACKAGE_ROOT}), which npm may clear at any time, and copying it to a stable folder failed: ${err.message}`, [
+      'Install the package for good instead: npm install -g goal-system, then run goal-system install.',
+      'Nothing was changed.',
+    ])
+  }
+  io.out(`goal-system install: this copy runs from npm's npx cache (${PACKAGE_ROOT}), which npm may clear at any time.`)
+  io.out(`${copy.copied ? 'Copied the package to' : 'Using the copy already at'} ${copy.pkg}; installing from there.`)
+  const res = spawnSync(process.execPath, [path.join(copy.pkg, 'bin', 'goal-system.mjs'), 'install', ...argv], { stdio: 'inherit' })
+  if (res.error) throw stateError(`goal-system install: could not run ${copy.pkg}: ${res.error.message}`)
+  return res.status ?? EXIT.FAILED
+}
+
 function printPlan(mode, plan, built, hosts, project, io, dryRun) {
   const where = project ? `project ${project}` : 'user level'
   io.out(`goal-system ${mode}${dryRun ? ' --dry-run' : ''}: ${hosts.map((h) => HOST_LABELS[h]).join(', ')} (${where})`)
   io.out(`package: ${PACKAGE_ROOT}`)
+  if (mode === 'install') {
+    const hook = nativeHook(PACKAGE_ROOT)
+    io.out(hook.source ? `native hook: ${hook.path} (${hook.source})` : `native hook: none for this platform; the hooks run through Node (slower)`)
+    if (npxNodeModules(PACKAGE_ROOT)) io.out(`warning: this copy runs from npm's npx cache; without --dry-run install copies it to a stable folder first`)
+  }
   const lines = []
   for (const e of plan.entries) {
     lines.push(`  ${e.action.padEnd(9)} ${e.file}`)

@@ -18,6 +18,7 @@ import {
   isOurString,
 } from './install-targets.mjs'
 import { readTextOrNull } from './fs-safe.mjs'
+import { nativeHook, platformId, platformPackageDir } from './install-native.mjs'
 
 const HOST_FLAG = { 'copilot-cli': '--copilot-cli', vscode: '--vscode', claude: '--claude' }
 
@@ -42,8 +43,8 @@ export function runChecks({ hosts = null, project = null, env = process.env } = 
   const checkedHosts = new Set(pairs.map(([h]) => h))
   if (checkedHosts.has('copilot-cli')) {
     checkCommandOnPath('bash', 'Copilot CLI', 'install bash: the Copilot CLI hooks run it', ok, fail)
-    checkNativeHook(ok, fail)
   }
+  if (checkedHosts.size) checkNativeHook(ok, fail)
   if (checkedHosts.size) checkCommandOnPath('node', 'general', 'install Node.js (>= 20.17) and put it on PATH: the MCP server and hook runner need it', ok, fail)
   if (checkedHosts.has('vscode') || checkedHosts.has('claude')) checkHookRunner(ok, fail)
   for (const [host, scope] of pairs) checkWiring(host, scope, env, ok, fail)
@@ -86,10 +87,16 @@ function checkAddon(ok, fail) {
   try {
     const addon = loadAddon()
     const root = addon.statePaths().root
-    ok('general', `addon loads (${path.join(PACKAGE_ROOT, 'index.js')})`)
+    const local = path.join(PACKAGE_ROOT, `goal-system.${platformId()}.node`)
+    const from = fs.existsSync(local) ? local : platformPackageDir(PACKAGE_ROOT) ?? path.join(PACKAGE_ROOT, 'index.js')
+    ok('general', `addon loads for ${platformId()} (${from})`)
     return root
   } catch (err) {
-    fail('general', `the addon does not load: ${err.message}`, 'reinstall the package for this platform (or run npm run build in a clone)')
+    fail(
+      'general',
+      `the addon does not load for ${platformId()}: ${err.message.split('\n')[0]} (no goal rule runs: every hook only allows)`,
+      `reinstall the package with npm on this machine (npm picks the package goal-system-${platformId()}), or run npm run build in a clone`,
+    )
     return null
   }
 }
@@ -126,17 +133,17 @@ function answersAllow(command, args) {
 }
 
 function checkNativeHook(ok, fail) {
-  const hook = path.join(PACKAGE_ROOT, 'native', 'goal-hook')
-  const rebuild = 'rebuild it: npm run build (or node scripts/build-hook.mjs), or reinstall the package'
-  if (!fs.existsSync(hook)) return fail('Copilot CLI', `native hook ${hook} is missing (the hook falls back to Node, slower)`, rebuild)
+  const { path: hook, source } = nativeHook(PACKAGE_ROOT)
+  const rebuild = `reinstall the package with npm on this machine (goal-system-${platformId()} carries it), or npm run build in a clone`
+  if (!source) return fail('general', `no native hook for ${platformId()} (${hook} is missing): the hooks fall back to Node, slower`, rebuild)
   try {
     fs.accessSync(hook, fs.constants.X_OK)
   } catch {
-    return fail('Copilot CLI', `native hook ${hook} is not executable`, `chmod +x ${hook}`)
+    return fail('general', `native hook ${hook} is not executable (the hooks fall back to Node, slower)`, `chmod +x ${hook}`)
   }
   const problem = answersAllow(hook, ['--host', 'copilot-cli', 'preToolUse'])
-  if (problem) fail('Copilot CLI', `native hook ${hook} ${problem}`, rebuild)
-  else ok('Copilot CLI', `native hook answers {} to an empty payload (${hook})`)
+  if (problem) fail('general', `native hook ${hook} ${problem} (the hooks fall back to Node, slower)`, rebuild)
+  else ok('general', `native hook answers {} to an empty payload (${hook}, ${source})`)
 }
 
 function checkHookRunner(ok, fail) {

@@ -96,7 +96,8 @@ function main() {
   try {
     addon = loadAddon();
   } catch (err) {
-    return fail('could not load the goal-system addon', err);
+    // Loud: without the addon no goal rule runs, and the user must know.
+    return fail('could not load the goal-system addon (goal rules are NOT ENFORCED; reinstall goal-system for this platform, or npm run build in a clone)', err);
   }
   let result;
   try {

@@ -1,0 +1,208 @@
+// The hooks files run the native hook directly and fall back to Node, then to
+// an allow: driven here exactly as the hosts run them (`sh -c <command>`, the
+// payload on stdin), with the native hook present, missing, not executable,
+// or built for another architecture. The native hook and the Node runner must
+// give byte-identical answers over a long session for VS Code and Claude Code.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+
+import { root, runner } from './helpers.mjs'
+import { hooksFiles } from '../scripts/hooks-files.mjs'
+
+const NATIVE = join(root, 'native', 'goal-hook')
+
+let base
+before(() => {
+  base = mkdtempSync(join(tmpdir(), 'goal-fallback-'))
+})
+after(() => rmSync(base, { recursive: true, force: true }))
+
+/** A fresh state root (one level below a temp folder: the store writes beside it). */
+function stateRoot(name) {
+  const dir = join(base, name, 'goal-system')
+  mkdirSync(join(base, name, 'proj'), { recursive: true })
+  return dir
+}
+
+/** An executable that is an ELF file for another architecture than this machine's. */
+function foreignElf(file) {
+  const header = Buffer.alloc(64)
+  header.write('\x7fELF', 0, 'latin1')
+  header[4] = 2 // 64-bit
+  header[5] = 1 // little endian
+  header[6] = 1 // ELF version
+  header.writeUInt16LE(2, 16) // executable
+  header.writeUInt16LE(process.arch === 'arm64' ? 62 : 183, 18) // x86-64 on arm64 hosts, aarch64 elsewhere
+  header.writeUInt32LE(1, 20)
+  header.writeUInt16LE(64, 52)
+  writeFileSync(file, header)
+  chmodSync(file, 0o755)
+  return file
+}
+
+/** The hooks-file command of `host` for `event`, placeholders resolved as install does. */
+function fileCommand(host, event, hook) {
+  const files = hooksFiles()
+  let cmd
+  if (host === 'copilot-cli') cmd = files['hooks/hooks.json'].hooks[event][0].bash
+  else if (host === 'vscode') cmd = files['adapters/vscode-chat/hooks/goal-system.json'].hooks[event][0].command
+  else cmd = files['adapters/claude/settings.hooks.json'].hooks[event][0].hooks[0].command
+  return cmd.replaceAll('${GOAL_SYSTEM_HOOK}', hook).replaceAll('${GOAL_SYSTEM_HOME}', root)
+}
+
+const run = (file, args, input, env) =>
+  spawnSync(file, args, { input, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 })
+
+/** The three ways an event reaches the core: native directly, Node directly, the hooks-file command. */
+const ways = {
+  native: (host, event, input, state) => run(NATIVE, ['--host', host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+  node: (host, event, input, state) => run(process.execPath, [runner, host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+  command: (host, event, input, state, hook, shell = '/bin/sh') =>
+    run(shell, ['-c', fileCommand(host, event, hook)], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+}
+
+/**
+ * Goal ids are random per store: name them in order of appearance, per store,
+ * so two stores that made the same decisions print the same bytes.
+ */
+function idNamer() {
+  const ids = new Map()
+  return (text) => text.replace(/goal-[0-9a-f]{20}/g, (id) => ids.get(id) ?? (ids.set(id, `goal-#${ids.size + 1}`), ids.get(id)))
+}
+
+/** A long session as VS Code (snake_case) or Claude Code sends it: 26 events. */
+function session(host, id, cwd) {
+  const tool = host === 'claude' ? 'Bash' : 'run_in_terminal'
+  const goalTool = host === 'claude' ? 'mcp__goalSystem__goal_system_status' : 'goal_system_status'
+  const common = { session_id: id, cwd, ...(host === 'claude' ? { transcript_path: join(cwd, 'none.jsonl') } : {}) }
+  const ev = (hook_event_name, extra = {}) => [hook_event_name, JSON.stringify({ ...common, hook_event_name, ...extra })]
+  const call = (n, extra = {}) => [
+    ev('PreToolUse', { tool_name: tool, tool_input: { command: `echo step-${n}` }, ...extra }),
+    ev('PostToolUse', { tool_name: tool, tool_input: { command: `echo step-${n}` }, tool_response: { stdout: `step-${n}` }, ...extra }),
+  ]
+  return [
+    ev('SessionStart', { source: 'startup' }),
+    ev('UserPromptSubmit', { prompt: 'what does this repo do?' }),
+    ev('UserPromptSubmit', { prompt: '/goal make the greeting print twice' }),
+    ev('PreToolUse', { tool_name: goalTool, tool_input: {} }),
+    ev('PostToolUse', { tool_name: goalTool, tool_input: {}, tool_response: 'status' }),
+    ...call(1),
+    ...call(2),
+    ...call(3),
+    ...call(4),
+    ...call(5),
+    ev('PreToolUse', { tool_name: tool, tool_input: { command: 'echo drifted' } }),
+    ev('Stop', { stop_hook_active: false }),
+    ev('Stop', { stop_hook_active: true }),
+    ev('PreCompact', { trigger: 'auto' }),
+    ev('SubagentStart', { agent_id: 'sub-1', agent_type: 'Explore' }),
+    ...call(6, { agent_id: 'sub-1', agent_type: 'Explore' }),
+    ev('SubagentStop', { agent_id: 'sub-1', agent_type: 'Explore' }),
+    ev('UserPromptSubmit', { prompt: '/goal pause' }),
+    ev('Stop', { stop_hook_active: false }),
+    ev('UserPromptSubmit', { prompt: '/goal resume' }),
+    ['PreToolUse', '{"session_id": "not closed'],
+  ]
+}
+
+for (const host of ['vscode', 'claude']) {
+  describe(`${host}: native hook, Node runner and the hooks-file command`, () => {
+    test('give byte-identical answers over a long session, also when the native hook is of another architecture', () => {
+      const states = { native: stateRoot(`${host}-native`), node: stateRoot(`${host}-node`), command: stateRoot(`${host}-foreign`) }
+      const foreign = foreignElf(join(base, `${host}-foreign-goal-hook`))
+      const events = session(host, `parity-${host}`, join(base, `${host}-native`, 'proj'))
+      assert.ok(events.length >= 20)
+      const name = { native: idNamer(), node: idNamer(), fallback: idNamer() }
+      const decisions = new Set()
+      for (const [i, [event, input]] of events.entries()) {
+        const native = ways.native(host, event, input, states.native)
+        const node = ways.node(host, event, input, states.node)
+        const fallback = ways.command(host, event, input, states.command, foreign)
+        for (const [name, r] of Object.entries({ native, node, fallback })) {
+          assert.equal(r.status, 0, `${name} exit for event ${i} ${event}: ${r.stderr}`)
+        }
+        const expected = name.native(native.stdout)
+        assert.equal(name.node(node.stdout), expected, `event ${i} ${event}: Node differs from native`)
+        assert.equal(name.fallback(fallback.stdout), expected, `event ${i} ${event}: the fallback differs from native`)
+        assert.match(fallback.stderr, /Exec format error|cannot execute/, 'the failed native run is visible on stderr')
+        decisions.add(native.stdout)
+      }
+      // The session exercised real decisions, not a stream of empty allows.
+      const all = [...decisions].join('\n')
+      assert.match(all, /"permissionDecision":"deny"/)
+      assert.match(all, /"decision":"block"/)
+      assert.match(all, /additionalContext/)
+      // The goal store written through the fallback holds what the native one holds.
+      const goal = (dir) => JSON.parse(readFileSync(join(dir, 'by-session', `parity-${host}.json`), 'utf8'))
+      assert.equal(goal(states.command).objective, goal(states.native).objective)
+      assert.equal(goal(states.command).status, goal(states.native).status)
+    })
+  })
+}
+
+describe('a hooks-file command never fails closed', () => {
+  const input = (host) =>
+    host === 'copilot-cli'
+      ? JSON.stringify({ sessionId: 'closed-s', cwd: base, toolName: 'bash', toolArgs: { command: 'ls' } })
+      : JSON.stringify({ session_id: 'closed-s', cwd: base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } })
+  const event = (host) => (host === 'copilot-cli' ? 'preToolUse' : 'PreToolUse')
+
+  for (const host of ['copilot-cli', 'vscode', 'claude']) {
+    test(`${host}: a missing or non-executable native hook falls back to Node, in sh and in bash`, () => {
+      const state = stateRoot(`closed-${host}`)
+      const expected = ways.native(host, event(host), input(host), state).stdout
+      const plain = join(base, `${host}-plain-file`)
+      writeFileSync(plain, 'not a program')
+      chmodSync(plain, 0o644)
+      for (const hook of [join(base, 'no-such-goal-hook'), plain]) {
+        for (const shell of ['/bin/sh', '/bin/bash']) {
+          const r = ways.command(host, event(host), input(host), state, hook, shell)
+          assert.equal(r.status, 0, r.stderr)
+          assert.equal(r.stdout, expected, `${shell} with ${hook}`)
+        }
+      }
+    })
+
+    test(`${host}: with neither the native hook nor Node, the answer is an allow`, () => {
+      const r = spawnSync('/bin/sh', ['-c', fileCommand(host, event(host), join(base, 'no-such-goal-hook'))], {
+        input: input(host),
+        encoding: 'utf8',
+        env: { PATH: join(base, 'empty-path'), GOAL_SYSTEM_STATE_ROOT: stateRoot(`none-${host}`) },
+      })
+      assert.equal(r.status, 0, r.stderr)
+      assert.equal(r.stdout, '{}\n')
+      assert.match(r.stderr, /not found/)
+    })
+  }
+
+  test('hooks/goal-context.sh (a clone, hand-written hooks) falls back the same way', () => {
+    const state = stateRoot('closed-script')
+    const expected = ways.native('copilot-cli', 'preToolUse', input('copilot-cli'), state).stdout
+    const script = join(root, 'hooks', 'goal-context.sh')
+    const foreign = foreignElf(join(base, 'script-foreign-goal-hook'))
+    const r = run('/bin/bash', [script, 'preToolUse'], input('copilot-cli'), { GOAL_SYSTEM_STATE_ROOT: state, GOAL_SYSTEM_HOOK: foreign })
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, expected)
+    assert.match(r.stderr, /falling back to Node/)
+  })
+
+  test('the runner without its addon says so loudly on stderr and allows', () => {
+    const dir = join(base, 'no-addon', 'adapters', 'vscode-chat')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'hook-runner.mjs'), readFileSync(runner))
+    const r = run(process.execPath, [join(dir, 'hook-runner.mjs'), 'claude', 'PreToolUse'], input('claude'), {})
+    assert.equal(r.status, 0)
+    assert.equal(r.stdout, '{}\n')
+    assert.match(r.stderr, /goal-system hook .*could not load the goal-system addon.*NOT ENFORCED/)
+  })
+})
+
+test('the hooks files are the ones scripts/hooks-files.mjs writes', () => {
+  for (const [rel, value] of Object.entries(hooksFiles())) {
+    assert.equal(readFileSync(join(root, rel), 'utf8'), JSON.stringify(value, null, 2) + '\n', `${rel} is stale: node scripts/hooks-files.mjs`)
+  }
+})

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// `npm run build:all`: every platform package in npm/<platform>/ (the addon
+// `goal-system.<platform>.node` and the native hook `goal-hook`), built on this
+// one Linux machine with cargo-zigbuild and zig as the cross linker.
+//
+// It first installs what it needs from the registries, each only when missing:
+//   - the Rust targets (rustup target add),
+//   - cargo-zigbuild (cargo install, from crates.io, pinned),
+//   - zig (the `ziglang` package from PyPI, pinned, into target/cross-tools),
+// then builds, per target, the addon and the hook in one cargo run (so the
+// crates compile once per target) into target/cross.
+//
+// Baselines: linux-gnu links against glibc 2.17 (CentOS 7, Debian 8 and newer);
+// macOS 11.0 on arm64 (the first arm64 release) and 10.15 on x64 (Node 20's own
+// minimum); the musl hook is static (runs on any Linux), the musl addon links
+// musl dynamically (Node on Alpine loads it).
+//
+//   node scripts/build-all.mjs [--only linux-arm64-gnu,darwin-x64] [--no-tools]
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const tools = join(root, 'target', 'cross-tools')
+const targetDir = join(root, 'target', 'cross')
+
+const CARGO_ZIGBUILD = '0.24.1'
+const ZIGLANG = '0.17.1'
+
+/** Every platform package: napi-rs's platform id, the Rust target, how it is built. */
+export const PLATFORMS = [
+  { id: 'linux-x64-gnu', triple: 'x86_64-unknown-linux-gnu', zigTarget: 'x86_64-unknown-linux-gnu.2.17', lib: 'so' },
+  { id: 'linux-arm64-gnu', triple: 'aarch64-unknown-linux-gnu', zigTarget: 'aarch64-unknown-linux-gnu.2.17', lib: 'so' },
+  { id: 'linux-x64-musl', triple: 'x86_64-unknown-linux-musl', lib: 'so', musl: true },
+  { id: 'linux-arm64-musl', triple: 'aarch64-unknown-linux-musl', lib: 'so', musl: true },
+  { id: 'darwin-x64', triple: 'x86_64-apple-darwin', lib: 'dylib', macos: '10.15' },
+  { id: 'darwin-arm64', triple: 'aarch64-apple-darwin', lib: 'dylib', macos: '11.0' },
+]
+
+export const GLIBC_BASELINE = '2.17'
+
+function sh(cmd, args, opts = {}) {
+  console.log(`$ ${cmd} ${args.join(' ')}`)
+  const res = spawnSync(cmd, args, { stdio: 'inherit', ...opts })
+  if (res.status !== 0) {
+    console.error(`build-all: ${cmd} ${args.join(' ')} failed (${res.error?.message ?? `exit ${res.status}`})`)
+    process.exit(1)
+  }
+}
+
+const works = (cmd, args, env = process.env) => spawnSync(cmd, args, { stdio: 'ignore', env }).status === 0
+
+/** PATH with the pip-installed zig first. */
+function toolEnv() {
+  return { ...process.env, PATH: `${join(tools, 'zig', 'ziglang')}:${process.env.PATH}` }
+}
+
+function installTools(platforms) {
+  const installed = execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split('\n')
+  const missing = platforms.map((p) => p.triple).filter((t) => !installed.includes(t))
+  if (missing.length) sh('rustup', ['target', 'add', ...missing])
+  if (!works('cargo-zigbuild', ['--version'])) {
+    sh('cargo', ['install', 'cargo-zigbuild', '--version', CARGO_ZIGBUILD, '--locked'])
+  }
+  if (!works('zig', ['version'], toolEnv())) {
+    // --target keeps zig out of the system Python (which may be externally managed).
+    const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--target', join(tools, 'zig'), `ziglang==${ZIGLANG}`]
+    if (!works('python3', args)) sh('python3', [...args, '--break-system-packages'])
+  }
+}
+
+function place(from, to) {
+  mkdirSync(dirname(to), { recursive: true })
+  copyFileSync(from, `${to}.tmp`)
+  chmodSync(`${to}.tmp`, 0o755)
+  renameSync(`${to}.tmp`, to)
+}
+
+function build(p) {
+  const env = { ...toolEnv(), CARGO_TARGET_DIR: targetDir }
+  if (p.macos) env.MACOSX_DEPLOYMENT_TARGET = p.macos
+  const zig = ['zigbuild', '--release', '--target', p.zigTarget ?? p.triple]
+  const out = join(targetDir, p.triple, 'release')
+  if (p.musl) {
+    // The static hook and the dynamic addon need different C runtimes: two runs.
+    sh('cargo', [...zig, '-p', 'goal-hook'], { cwd: root, env })
+    const dylib = join(root, 'target', 'cross-dylib')
+    sh('cargo', [...zig, '-p', 'goal-system-node'], {
+      cwd: root,
+      env: { ...env, CARGO_TARGET_DIR: dylib, RUSTFLAGS: '-C target-feature=-crt-static' },
+    })
+    place(join(dylib, p.triple, 'release', `libgoal_system_node.${p.lib}`), join(root, 'npm', p.id, `goal-system.${p.id}.node`))
+  } else {
+    sh('cargo', [...zig, '-p', 'goal-system-node', '-p', 'goal-hook'], { cwd: root, env })
+    place(join(out, `libgoal_system_node.${p.lib}`), join(root, 'npm', p.id, `goal-system.${p.id}.node`))
+  }
+  place(join(out, 'goal-hook'), join(root, 'npm', p.id, 'goal-hook'))
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const only = process.argv.find((a, i) => process.argv[i - 1] === '--only')?.split(',')
+  const platforms = PLATFORMS.filter((p) => !only || only.includes(p.id))
+  if (!platforms.length) {
+    console.error(`build-all: no platform matches --only ${only}; known: ${PLATFORMS.map((p) => p.id).join(', ')}`)
+    process.exit(2)
+  }
+  if (!process.argv.includes('--no-tools')) installTools(platforms)
+  const started = Date.now()
+  for (const p of platforms) {
+    const t = Date.now()
+    build(p)
+    console.log(`build-all: ${p.id} in ${Math.round((Date.now() - t) / 1000)} s`)
+  }
+  for (const p of platforms) {
+    for (const f of [`goal-system.${p.id}.node`, 'goal-hook']) {
+      if (!existsSync(join(root, 'npm', p.id, f))) {
+        console.error(`build-all: npm/${p.id}/${f} is missing`)
+        process.exit(1)
+      }
+    }
+  }
+  console.log(`build-all: ${platforms.length} platform(s) in ${Math.round((Date.now() - started) / 1000)} s`)
+}

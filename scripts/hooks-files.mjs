@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Writes the three hooks files (Copilot CLI, VS Code, Claude Code) from one
+// definition of the hook command, so every event of every host gets the same
+// fallback chain. `node scripts/hooks-files.mjs --check` exits 1 when a file
+// differs from what this script writes (the test suite runs the check).
+//
+// The chain, in the shell the host runs the command with:
+//   1. the native executable, directly (no Node start-up); its answer is kept
+//      in a variable and printed only when it exits 0, so a crash half-way
+//      never leaves two answers on stdout;
+//   2. when it cannot run (missing: 127, not executable or another
+//      architecture: 126, killed by a signal, any non-zero exit), Node and the
+//      addon through hook-runner.mjs, which reads the payload the failed exec
+//      left on stdin;
+//   3. when Node cannot run either, an allow-shaped `{}`: Copilot CLI treats a
+//      failing preToolUse hook as a denial, so a hook must never fail closed.
+// `${GOAL_SYSTEM_HOOK}` (the native executable) and `${GOAL_SYSTEM_HOME}` (the
+// package) become absolute paths at `goal-system install`.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const HOOK = '${GOAL_SYSTEM_HOOK}'
+const RUNNER = '${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'
+const TIMEOUT = 10
+
+/** The POSIX shell command (bash, dash, Git Bash) for one host and event. */
+export function shellCommand(host, event) {
+  return (
+    `o=$("${HOOK}" --host ${host} ${event}) && printf '%s\\n' "$o"` +
+    ` || node "${RUNNER}" ${host} ${event}` +
+    ` || echo '{}'`
+  )
+}
+
+/**
+ * The PowerShell command (Copilot CLI on Windows) for one event. The payload is
+ * read once and handed to each candidate in turn, as UTF-8.
+ */
+export function powershellCommand(host, event) {
+  const attempt = (cmd) => `try { $o = $p | ${cmd}; if ($LASTEXITCODE -ne 0) { $o = $null } } catch { $o = $null }`
+  return [
+    '$OutputEncoding = [Console]::InputEncoding = [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false',
+    '$p = [Console]::In.ReadToEnd()',
+    '$o = $null',
+    attempt(`& '${HOOK}' --host ${host} ${event}`),
+    `if ($null -eq $o) { ${attempt(`node '${RUNNER}' ${host} ${event}`)} }`,
+    "if ($null -eq $o) { '{}' } else { $o }",
+  ].join('; ')
+}
+
+const COPILOT_EVENTS = ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'subagentStart', 'preCompact']
+const CHAT_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop']
+// Claude Code sends a failing tool call only to PostToolUseFailure: without it
+// a failed test run would never be recorded as failed.
+const CLAUDE_EVENTS = [...CHAT_EVENTS.slice(0, 4), 'PostToolUseFailure', ...CHAT_EVENTS.slice(4)]
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
+
+/** Every hooks file: path (from the package root) -> JSON value. */
+export function hooksFiles() {
+  const copilot = {
+    version: 1,
+    hooks: Object.fromEntries(
+      COPILOT_EVENTS.map((e) => [
+        e,
+        [{ type: 'command', bash: shellCommand('copilot-cli', e), powershell: powershellCommand('copilot-cli', e), timeoutSec: TIMEOUT }],
+      ]),
+    ),
+  }
+  const vscode = {
+    hooks: Object.fromEntries(
+      CHAT_EVENTS.map((e) => [
+        e,
+        [{ type: 'command', command: shellCommand('vscode', e), windows: powershellCommand('vscode', e), timeout: TIMEOUT }],
+      ]),
+    ),
+  }
+  // Claude Code runs hook commands with a POSIX shell everywhere (Git Bash on
+  // Windows, which finds goal-hook.exe for goal-hook).
+  const claude = {
+    hooks: Object.fromEntries(
+      CLAUDE_EVENTS.map((e) => [
+        e,
+        [{ ...(TOOL_EVENTS.has(e) ? { matcher: '*' } : {}), hooks: [{ type: 'command', command: shellCommand('claude', e), timeout: TIMEOUT }] }],
+      ]),
+    ),
+  }
+  return {
+    'hooks/hooks.json': copilot,
+    'adapters/vscode-chat/hooks/goal-system.json': vscode,
+    'adapters/claude/settings.hooks.json': claude,
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const check = process.argv.includes('--check')
+  let stale = 0
+  for (const [rel, value] of Object.entries(hooksFiles())) {
+    const file = join(root, rel)
+    const text = JSON.stringify(value, null, 2) + '\n'
+    let have = null
+    try {
+      have = readFileSync(file, 'utf8')
+    } catch {}
+    if (have === text) continue
+    if (check) {
+      console.error(`${rel} is out of date: run node scripts/hooks-files.mjs`)
+      stale++
+    } else {
+      writeFileSync(file, text)
+      console.log(`wrote ${rel}`)
+    }
+  }
+  process.exitCode = stale ? 1 : 0
+}
