@@ -7,7 +7,15 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 
-import { boardShape, boardText, callTool, isRefusal, resultText, toolDescriptions, toolShapes } from './lib/goal-tools.mjs'
+import {
+  boardShape,
+  boardText,
+  callTool,
+  isRefusal,
+  resultText,
+  toolDescriptions,
+  toolShapes,
+} from './lib/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const addon = require('./index.js')
@@ -49,7 +57,9 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
     skipPermission: true,
     handler: async (args, invocation) => {
       if (looksLikeSubagent(invocation, mainSessionId())) {
-        return failure(`${name} refused: subagents do not own the goal. Report your findings to the main session, which verifies them before recording anything.`)
+        return failure(
+          `${name} refused: subagents do not own the goal. Report your findings to the main session, which verifies them before recording anything.`,
+        )
       }
       const caller = { sessionId: invocation?.sessionId ?? '', cwd: cwd() }
       try {

@@ -58,7 +58,19 @@ describe('goal-system board (the user)', () => {
   after(() => state.cleanup())
 
   test('two branches of one repository see different boards', () => {
-    assert.equal(board(state, repo, 'add', 'run-tests', '--description', 'How to run the tests', '--content', 'npm test -- --watch=false').code, 0)
+    assert.equal(
+      board(
+        state,
+        repo,
+        'add',
+        'run-tests',
+        '--description',
+        'How to run the tests',
+        '--content',
+        'npm test -- --watch=false',
+      ).code,
+      0,
+    )
     const main = board(state, repo, 'list')
     assert.match(main.out, /github\.com\/acme\/widgets \(branch main\)/)
     assert.match(main.out, /user\s+run-tests\s+How to run the tests/)
@@ -69,7 +81,10 @@ describe('goal-system board (the user)', () => {
     assert.equal(data.branch, 'topic')
     assert.deepEqual(data.items, [])
     const pinned = JSON.parse(board(state, join(state.home), 'list', '--json', '--repo', repo, '--branch', 'main').out)
-    assert.deepEqual(pinned.items.map((i) => i.name), ['run-tests'])
+    assert.deepEqual(
+      pinned.items.map((i) => i.name),
+      ['run-tests'],
+    )
     git(repo, 'symbolic-ref', 'HEAD', 'refs/heads/main') // main has no commit to check out
   })
 
@@ -87,13 +102,17 @@ describe('goal-system board (the user)', () => {
   test('the 26th add fails and the prune request shows from 23', () => {
     const dir = makeRepo(join(state.home, 'full'), 'https://github.com/acme/full.git')
     for (let n = 1; n <= 22; n++) {
-      addon.contextBoardSync({ cwd: dir, user: true, stateRoot: state.stateRoot }, { command: 'add', name: `note-${n}`, description: `note ${n}`, context: `body ${n}` })
+      addon.contextBoardSync(
+        { cwd: dir, user: true, stateRoot: state.stateRoot },
+        { command: 'add', name: `note-${n}`, description: `note ${n}`, context: `body ${n}` },
+      )
     }
     assert.doesNotMatch(board(state, dir, 'list').out, /prune/)
     const added = board(state, dir, 'add', 'note-23', '--description', 'd', '--content', 'c')
     assert.match(added.out, /23 of 25 items\. The board holds 23 of 25 items: prune .* down to 18 or fewer/)
     assert.match(board(state, dir, 'list').out, /down to 18 or fewer/)
-    for (const n of [24, 25]) assert.equal(board(state, dir, 'add', `note-${n}`, '--description', 'd', '--content', 'c').code, 0)
+    for (const n of [24, 25])
+      assert.equal(board(state, dir, 'add', `note-${n}`, '--description', 'd', '--content', 'c').code, 0)
     const full = board(state, dir, 'add', 'note-26', '--description', 'd', '--content', 'c')
     assert.notEqual(full.code, 0)
     assert.match(full.err, /full \(25 of 25 items\): prune first/)
@@ -103,11 +122,23 @@ describe('goal-system board (the user)', () => {
 
   test('a secret in an add never reaches disk', () => {
     const token = fakeToken()
-    const r = board(state, repo, 'add', 'deploy-key', '--description', `deploy with ${token}`, '--content', `GITHUB_TOKEN=${token} npm run deploy`)
+    const r = board(
+      state,
+      repo,
+      'add',
+      'deploy-key',
+      '--description',
+      `deploy with ${token}`,
+      '--content',
+      `GITHUB_TOKEN=${token} npm run deploy`,
+    )
     assert.equal(r.code, 0, r.err)
     assert.doesNotMatch(r.out + r.err, new RegExp(token))
     const files = everyFile(state.stateRoot)
-    assert.ok(files.some((f) => f.path.includes(`${join('goal-system', 'board')}`)), 'the board was written')
+    assert.ok(
+      files.some((f) => f.path.includes(`${join('goal-system', 'board')}`)),
+      'the board was written',
+    )
     for (const f of files) assert.ok(!f.text.includes(token), `${f.path} holds the token`)
     assert.match(board(state, repo, 'show', 'deploy-key').out, /REDACTED/)
   })
@@ -120,7 +151,12 @@ describe('context_board through the MCP server', () => {
   before(async () => {
     state = tempState()
     repo = makeRepo(join(state.home, 'widgets'))
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], env: state.env, stderr: 'pipe' })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SERVER],
+      env: state.env,
+      stderr: 'pipe',
+    })
     client = new Client({ name: 'board-test', version: '1.0.0' })
     await client.connect(transport)
   })
@@ -128,7 +164,8 @@ describe('context_board through the MCP server', () => {
     await client?.close()
     state.cleanup()
   })
-  const call = (args) => client.callTool({ name: 'context_board', arguments: { cwd: repo, sessionId: 'mcp-1', ...args } })
+  const call = (args) =>
+    client.callTool({ name: 'context_board', arguments: { cwd: repo, sessionId: 'mcp-1', ...args } })
   const text = (r) => r.content.map((c) => c.text).join('\n')
 
   test('is listed as a described, write-annotated tool', async () => {
@@ -145,20 +182,40 @@ describe('context_board through the MCP server', () => {
 
   test('add, then get returns the content and increments read_count', async () => {
     assert.match(text(await call({ command: 'get_board' })), /is empty/)
-    const added = await call({ command: 'add', name: 'module-map', description: 'Which crate owns what', context: 'rules in goal-core; napi in src/' })
+    const added = await call({
+      command: 'add',
+      name: 'module-map',
+      description: 'Which crate owns what',
+      context: 'rules in goal-core; napi in src/',
+    })
     assert.ok(!added.isError, text(added))
     assert.match(text(added), /Added agent item module-map/)
     const first = await call({ command: 'get', src: 'agent', name: 'module-map' })
     assert.match(text(first), /rules in goal-core/)
     await call({ command: 'get', src: 'agent', name: 'module-map' })
-    assert.match(text(await call({ command: 'get_board' })), /\| agent \| module-map \| Which crate owns what \| 2 \| \d+ \|/)
+    assert.match(
+      text(await call({ command: 'get_board' })),
+      /\| agent \| module-map \| Which crate owns what \| 2 \| \d+ \|/,
+    )
     const missing = await call({ command: 'get', src: 'user', name: 'module-map' })
     assert.equal(missing.isError, true)
     assert.match(text(missing), /NOT_FOUND/)
   })
 
   test("the agent cannot prune the user's item", async () => {
-    assert.equal(board(state, repo, 'add', 'house-rules', '--description', 'Ask before pushing', '--content', 'never force-push main').code, 0)
+    assert.equal(
+      board(
+        state,
+        repo,
+        'add',
+        'house-rules',
+        '--description',
+        'Ask before pushing',
+        '--content',
+        'never force-push main',
+      ).code,
+      0,
+    )
     const refused = await call({ command: 'prune', name: 'house-rules' })
     assert.equal(refused.isError, true)
     assert.match(text(refused), /FORBIDDEN/)
@@ -169,7 +226,12 @@ describe('context_board through the MCP server', () => {
 
   test('a secret in an add never reaches disk', async () => {
     const token = fakeToken()
-    const r = await call({ command: 'add', name: 'ci-token', description: 'CI login', context: `export GH_TOKEN=${token}` })
+    const r = await call({
+      command: 'add',
+      name: 'ci-token',
+      description: 'CI login',
+      context: `export GH_TOKEN=${token}`,
+    })
     assert.ok(!r.isError, text(r))
     for (const f of everyFile(state.stateRoot)) assert.ok(!f.text.includes(token), `${f.path} holds the token`)
   })
@@ -177,9 +239,17 @@ describe('context_board through the MCP server', () => {
   test('closing a goal as blocked asks for lessons and pruning', async () => {
     const caller = { sessionId: 'mcp-close', cwd: repo }
     // The user's /goal opens it (through the real hook runner); the model works it.
-    const opened = runnerHook(state.stateRoot, 'vscode', { session_id: 'mcp-close', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: '/goal ship widgets' })
+    const opened = runnerHook(state.stateRoot, 'vscode', {
+      session_id: 'mcp-close',
+      cwd: repo,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: '/goal ship widgets',
+    })
     assert.match(opened.stdout, /opened draft goal/)
-    const closed = await client.callTool({ name: 'goal_system_close', arguments: { ...caller, status: 'blocked', reason: 'the registry is down' } })
+    const closed = await client.callTool({
+      name: 'goal_system_close',
+      arguments: { ...caller, status: 'blocked', reason: 'the registry is down' },
+    })
     assert.match(text(closed), /at most 3 lessons with the context_board tool/)
     assert.match(text(closed), /prune agent items that proved stale/)
   })
@@ -209,7 +279,13 @@ describe('context_board in the Copilot CLI extension', () => {
     const saved = process.cwd()
     process.chdir(repo)
     try {
-      return tool.handler(args, { sessionId: 'ext-main', toolCallId: 'c1', toolName: 'context_board', arguments: args, ...extra })
+      return tool.handler(args, {
+        sessionId: 'ext-main',
+        toolCallId: 'c1',
+        toolName: 'context_board',
+        arguments: args,
+        ...extra,
+      })
     } finally {
       process.chdir(saved)
     }
@@ -223,7 +299,12 @@ describe('context_board in the Copilot CLI extension', () => {
   })
 
   test('the main agent adds and reads; a subagent reads but cannot write', async () => {
-    const added = await invoke({ command: 'add', name: 'lint-first', description: 'Run clippy before tests', context: 'cargo clippy -- -D warnings' })
+    const added = await invoke({
+      command: 'add',
+      name: 'lint-first',
+      description: 'Run clippy before tests',
+      context: 'cargo clippy -- -D warnings',
+    })
     assert.equal(typeof added, 'string', JSON.stringify(added))
     const sub = { parentSessionId: 'ext-main', sessionId: 'ext-sub' }
     const refused = await invoke({ command: 'add', name: 'sneaky', description: 'd', context: 'c' }, sub)
@@ -241,7 +322,19 @@ describe('the board in the hooks', () => {
   before(() => {
     state = tempState()
     repo = makeRepo(join(state.home, 'widgets'))
-    assert.equal(board(state, repo, 'add', 'run-tests', '--description', 'How to run the tests', '--content', 'SECRET-LESSON-BODY npm test').code, 0)
+    assert.equal(
+      board(
+        state,
+        repo,
+        'add',
+        'run-tests',
+        '--description',
+        'How to run the tests',
+        '--content',
+        'SECRET-LESSON-BODY npm test',
+      ).code,
+      0,
+    )
   })
   after(() => state.cleanup())
 
@@ -255,12 +348,22 @@ describe('the board in the hooks', () => {
     assert.match(ctx, /"command": "get"/)
     assert.doesNotMatch(ctx, /SECRET-LESSON-BODY/)
     // The same session again is not a new sighting.
-    const again = cliHook(state, 'sessionStart', { sessionId: 'hook-1', timestamp: Date.now(), cwd: repo, source: 'resume' })
+    const again = cliHook(state, 'sessionStart', {
+      sessionId: 'hook-1',
+      timestamp: Date.now(),
+      cwd: repo,
+      source: 'resume',
+    })
     assert.match(again.json.additionalContext, /\| run-tests \| How to run the tests \| 0 \| 1 \|/)
   })
 
   test('a /goal prompt carries the board along with the new goal', () => {
-    const { out } = runnerHook(state.stateRoot, 'vscode', { session_id: 'hook-2', cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: '/goal make widgets faster' })
+    const { out } = runnerHook(state.stateRoot, 'vscode', {
+      session_id: 'hook-2',
+      cwd: repo,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: '/goal make widgets faster',
+    })
     const ctx = out.hookSpecificOutput.additionalContext
     assert.match(ctx, /opened draft goal/)
     assert.equal(ctx.match(/<context_board /g).length, 1)
@@ -276,7 +379,14 @@ describe('the board in the hooks', () => {
       ['sessionStart', { source: 'new' }],
       ['userPromptSubmitted', { prompt: '/goal keep widgets fast' }],
       ['preToolUse', { toolName: 'bash', toolArgs: JSON.stringify({ command: 'ls' }) }],
-      ['postToolUse', { toolName: 'bash', toolArgs: { command: 'ls' }, toolResult: { resultType: 'success', textResultForLlm: 'ok' } }],
+      [
+        'postToolUse',
+        {
+          toolName: 'bash',
+          toolArgs: { command: 'ls' },
+          toolResult: { resultType: 'success', textResultForLlm: 'ok' },
+        },
+      ],
       ['subagentStart', { agentName: 'explore' }],
       ['preCompact', { trigger: 'auto' }],
       ['agentStop', { stopReason: 'end_turn' }],
@@ -289,7 +399,11 @@ describe('the board in the hooks', () => {
       if (event === 'userPromptSubmitted') assert.match(r.json.additionalContext, /opened draft goal/)
       if (event === 'agentStop') assert.equal(r.json.decision, 'block', 'the open goal still holds the stop')
     }
-    const vscode = runnerHook(state.stateRoot, 'vscode', { session_id: session, cwd: repo, hook_event_name: 'SessionStart' })
+    const vscode = runnerHook(state.stateRoot, 'vscode', {
+      session_id: session,
+      cwd: repo,
+      hook_event_name: 'SessionStart',
+    })
     assert.ok(vscode.out && typeof vscode.out === 'object')
     assert.match(readFileSync(join(state.stateRoot, 'faults.log'), 'utf8'), /context board left out/)
   })

@@ -68,7 +68,9 @@ export async function renderPage(chromium, url, { probe = '""', screenshot, pdf,
   try {
     const { targetId } = await Promise.race([
       send('Target.createTarget', { url: 'about:blank' }),
-      exited.then((code) => Promise.reject(new Error(`chromium exited (${code}) before answering: ${stderr.slice(-2000)}`))),
+      exited.then((code) =>
+        Promise.reject(new Error(`chromium exited (${code}) before answering: ${stderr.slice(-2000)}`)),
+      ),
     ])
     const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true })
     let loaded

@@ -31,7 +31,13 @@ beforeEach(() => {
 
 function run(args, { input = '', env = {}, cwd = t.projA } = {}) {
   const base = { ...process.env, HOME: t.home, GOAL_SYSTEM_STATE_ROOT: t.stateRoot }
-  for (const k of ['GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID', 'GOAL_SYSTEM_SESSION_STATE']) delete base[k]
+  for (const k of [
+    'GOAL_SYSTEM_SESSION_ID',
+    'COPILOT_SESSION_ID',
+    'CLAUDE_CODE_SESSION_ID',
+    'GOAL_SYSTEM_SESSION_STATE',
+  ])
+    delete base[k]
   const res = spawnSync(process.execPath, [bin, ...args], { env: { ...base, ...env }, input, cwd, encoding: 'utf8' })
   return { code: res.status, out: res.stdout, err: res.stderr }
 }
@@ -43,17 +49,37 @@ const user = (sessionId, cwd) => ({ ...caller(sessionId, cwd), role: 'user' })
 /** Run the command in a pseudo-terminal, as a user types it (util-linux `script`). */
 function runInTerminal(args, { env = {}, cwd = t.projA } = {}) {
   const base = { ...process.env, HOME: t.home, GOAL_SYSTEM_STATE_ROOT: t.stateRoot }
-  for (const k of ['GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID', 'GOAL_SYSTEM_SESSION_STATE', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'COPILOT_CLI']) delete base[k]
+  for (const k of [
+    'GOAL_SYSTEM_SESSION_ID',
+    'COPILOT_SESSION_ID',
+    'CLAUDE_CODE_SESSION_ID',
+    'GOAL_SYSTEM_SESSION_STATE',
+    'CLAUDECODE',
+    'CLAUDE_CODE_ENTRYPOINT',
+    'COPILOT_CLI',
+  ])
+    delete base[k]
   const quoted = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
-  const res = spawnSync('script', ['-qec', quoted, '/dev/null'], { env: { ...base, ...env }, cwd, encoding: 'utf8', input: '' })
+  const res = spawnSync('script', ['-qec', quoted, '/dev/null'], {
+    env: { ...base, ...env },
+    cwd,
+    encoding: 'utf8',
+    input: '',
+  })
   return { code: res.status, out: res.stdout, err: res.stdout }
 }
 const find = (key) => addon.findGoal(key, { stateRoot: t.stateRoot })
 
 /** Two goals in two folders, one with progress recorded. */
 function seed() {
-  const a = addon.openGoalSync(user('sess-a', t.projA), { objective: 'Ship the parser', requirements: ['parses JSON'] }).goal
-  addon.updateGoalSync(caller('sess-a', t.projA), { doneSoFar: ['wrote the lexer'], remaining: ['error messages', 'docs'] })
+  const a = addon.openGoalSync(user('sess-a', t.projA), {
+    objective: 'Ship the parser',
+    requirements: ['parses JSON'],
+  }).goal
+  addon.updateGoalSync(caller('sess-a', t.projA), {
+    doneSoFar: ['wrote the lexer'],
+    remaining: ['error messages', 'docs'],
+  })
   const b = addon.openGoalSync(user('sess-b', t.projB), { objective: 'Fix the flaky test' }).goal
   return { a: find(a.id), b: find(b.id) }
 }
@@ -85,9 +111,15 @@ describe('list', () => {
     assert.ok(la.unmet.includes('remaining') && la.unmet.includes('validationProof'))
 
     const onlyB = JSON.parse(run(['list', '--json', '--cwd', t.projB]).out)
-    assert.deepEqual(onlyB.map((g) => g.id), [b.goal.id])
+    assert.deepEqual(
+      onlyB.map((g) => g.id),
+      [b.goal.id],
+    )
     const bySession = JSON.parse(run(['list', '--json', '--session', 'sess-a']).out)
-    assert.deepEqual(bySession.map((g) => g.id), [a.goal.id])
+    assert.deepEqual(
+      bySession.map((g) => g.id),
+      [a.goal.id],
+    )
   })
 
   test('table: id, session, status, updated, remaining count, tokens, unmet conditions, cwd', () => {
@@ -146,7 +178,10 @@ describe('show', () => {
     fs.mkdirSync(dir, { recursive: true })
     fs.writeFileSync(
       path.join(dir, 'autopilot-objective.json'),
-      JSON.stringify({ version: 1, current: { id: 1, objective: 'Ship the parser', status: 'active', continuationCount: 2 } }),
+      JSON.stringify({
+        version: 1,
+        current: { id: 1, objective: 'Ship the parser', status: 'active', continuationCount: 2 },
+      }),
     )
     assert.match(run(['show', a.goal.id]).out, /Copilot CLI autopilot objective: Ship the parser \(status active\)/)
     const withAutopilot = JSON.parse(run(['show', a.goal.id, '--json']).out)
@@ -167,7 +202,17 @@ describe('show', () => {
 describe('open, update, close', () => {
   test('update by --session with field flags, --input-json and --input-json - (stdin)', () => {
     const { a } = seed()
-    const r = run(['update', '--session', 'sess-a', '--done', 'error messages written', '--remaining', 'docs', '--validation', 'unit tests pass'])
+    const r = run([
+      'update',
+      '--session',
+      'sess-a',
+      '--done',
+      'error messages written',
+      '--remaining',
+      'docs',
+      '--validation',
+      'unit tests pass',
+    ])
     assert.equal(r.code, 0, r.err)
     assert.match(r.out, /Changes: .*doneSoFar: \+1/)
     let goal = find(a.goal.id).goal
@@ -175,7 +220,10 @@ describe('open, update, close', () => {
     assert.deepEqual(goal.remaining, ['docs'])
     assert.deepEqual(goal.validationProof, ['unit tests pass'])
 
-    assert.equal(run(['update', '--session', a.goal.id, '--input-json', '{"inspectionEvidence":["read src/lexer.rs"]}']).code, 0)
+    assert.equal(
+      run(['update', '--session', a.goal.id, '--input-json', '{"inspectionEvidence":["read src/lexer.rs"]}']).code,
+      0,
+    )
     const viaStdin = run(['update', '--input-json', '-', '--no-remaining'], {
       input: JSON.stringify({ verificationResults: ['cargo test: 12 passed'] }),
       env: { CLAUDE_CODE_SESSION_ID: 'sess-a' },
@@ -240,7 +288,14 @@ describe('open, update, close', () => {
       ['edit', { path: 'src/cli.rs' }],
       ['bash', { command: 'cargo test' }],
     ]) {
-      const payload = { sessionId: 'sess-d', cwd: t.projA, timestamp: Date.now(), toolName, toolArgs, toolResult: { resultType: 'success', textResultForLlm: 'ok' } }
+      const payload = {
+        sessionId: 'sess-d',
+        cwd: t.projA,
+        timestamp: Date.now(),
+        toolName,
+        toolArgs,
+        toolResult: { resultType: 'success', textResultForLlm: 'ok' },
+      }
       const prev = process.env.GOAL_SYSTEM_STATE_ROOT
       process.env.GOAL_SYSTEM_STATE_ROOT = t.stateRoot
       try {
@@ -252,13 +307,20 @@ describe('open, update, close', () => {
     }
     const r = run([
       'close',
-      '--session', 'sess-d',
-      '--done', 'added --verbose',
-      '--validation', 'cargo test covers --verbose',
-      '--verification', 'cargo test: 30 passed',
-      '--inspection', 'read src/cli.rs',
-      '--coverage', 'verbose flag: tested by cli_verbose_test',
-      '--audit', 'verbose flag: present and tested',
+      '--session',
+      'sess-d',
+      '--done',
+      'added --verbose',
+      '--validation',
+      'cargo test covers --verbose',
+      '--verification',
+      'cargo test: 30 passed',
+      '--inspection',
+      'read src/cli.rs',
+      '--coverage',
+      'verbose flag: tested by cli_verbose_test',
+      '--audit',
+      'verbose flag: present and tested',
     ])
     assert.equal(r.code, 0, r.out + r.err)
     const g = find('sess-d')
@@ -275,9 +337,14 @@ describe('open, update, close', () => {
     assert.match(piped.err, /FORBIDDEN/)
     assert.match(piped.err, /only the user/)
     // In an agent host's shell, even with a terminal, it is the agent.
-    const agentShell = runInTerminal(['open', '--session', 's-open', '--objective', 'Write the guide'], { cwd: t.projB, env: { CLAUDECODE: '1' } })
+    const agentShell = runInTerminal(['open', '--session', 's-open', '--objective', 'Write the guide'], {
+      cwd: t.projB,
+      env: { CLAUDECODE: '1' },
+    })
     assert.notEqual(agentShell.code, 0, agentShell.out)
-    const r = runInTerminal(['open', '--session', 's-open', '--objective', 'Write the guide', '--draft'], { cwd: t.projB })
+    const r = runInTerminal(['open', '--session', 's-open', '--objective', 'Write the guide', '--draft'], {
+      cwd: t.projB,
+    })
     assert.equal(r.code, 0, r.out)
     const g = find('s-open').goal
     assert.equal(g.completionStatus, 'draft')
@@ -285,11 +352,15 @@ describe('open, update, close', () => {
     const again = runInTerminal(['open', '--session', 's-open', '--objective', 'Something else'], { cwd: t.projB })
     assert.equal(again.code, 1)
     assert.match(again.out, /GOAL_EXISTS/)
-    assert.equal(runInTerminal(['open', '--session', 's-open', '--objective', 'Something else', '--replace'], { cwd: t.projB }).code, 0)
+    assert.equal(
+      runInTerminal(['open', '--session', 's-open', '--objective', 'Something else', '--replace'], { cwd: t.projB })
+        .code,
+      0,
+    )
     assert.equal(find('s-open').goal.objective, 'Something else')
   })
 
-  test('budget is the user\'s: set in the terminal, refused when piped, shown by status and list', () => {
+  test("budget is the user's: set in the terminal, refused when piped, shown by status and list", () => {
     const { a } = seed()
     const piped = run(['budget', '--session', 'sess-a', '--tokens', '900000'])
     assert.equal(piped.code, 1, piped.err)
@@ -310,7 +381,17 @@ describe('open, update, close', () => {
     // update and close take the expected goal id, as the tools do.
     const stale = run(['update', '--session', 'sess-a', '--done', 'x', '--expected-goal-id', 'goal-000000000000'])
     assert.notEqual(stale.code, 0)
-    const closed = run(['close', '--session', 'sess-a', '--status', 'blocked', '--reason', 'the budget ran out', '--expected-goal-id', a.goal.id])
+    const closed = run([
+      'close',
+      '--session',
+      'sess-a',
+      '--status',
+      'blocked',
+      '--reason',
+      'the budget ran out',
+      '--expected-goal-id',
+      a.goal.id,
+    ])
     assert.equal(closed.code, 0, closed.err)
     assert.match(closed.out, /tokens used: 0 of 0; time used: \d+ s of 1800 s/)
   })
@@ -362,7 +443,8 @@ describe('JSON in and out', () => {
 describe('bounded list', () => {
   /** `count` goals in one folder, updated one after another (the last is the newest). */
   function many(count) {
-    for (let i = 1; i <= count; i++) addon.openGoalSync(user(`many-${String(i).padStart(3, '0')}`, t.projA), { objective: `goal number ${i}` })
+    for (let i = 1; i <= count; i++)
+      addon.openGoalSync(user(`many-${String(i).padStart(3, '0')}`, t.projA), { objective: `goal number ${i}` })
   }
 
   test('the newest page by default, with how to see the rest', () => {
@@ -372,7 +454,10 @@ describe('bounded list', () => {
     const rows = r.out.trim().split('\n').slice(1, -1)
     assert.equal(rows.length, 20)
     assert.match(rows[0], /many-045/)
-    assert.match(r.out, /Goals 1-20 of 45 \(newest first, page 1 of 3\); --page 2 for older ones, --all for every one\./)
+    assert.match(
+      r.out,
+      /Goals 1-20 of 45 \(newest first, page 1 of 3\); --page 2 for older ones, --all for every one\./,
+    )
     const last = run(['list', '--page', '3'])
     assert.match(last.out, /many-005[\s\S]*many-001/)
     assert.match(last.out, /Goals 41-45 of 45 \(newest first, page 3 of 3\); --all for every one\./)
@@ -384,7 +469,8 @@ describe('bounded list', () => {
 
 describe('output into a closed pipe', () => {
   test('30 runs of `goal-system list | head -1` end without a stack trace', () => {
-    for (let i = 1; i <= 60; i++) addon.openGoalSync(user(`pipe-${i}`, t.projA), { objective: `pipe goal ${i} `.repeat(20) })
+    for (let i = 1; i <= 60; i++)
+      addon.openGoalSync(user(`pipe-${i}`, t.projA), { objective: `pipe goal ${i} `.repeat(20) })
     for (let i = 0; i < 30; i++) {
       const res = spawnSync('bash', ['-c', `node ${JSON.stringify(bin)} list --all | head -1`], {
         env: { ...process.env, HOME: t.home, GOAL_SYSTEM_STATE_ROOT: t.stateRoot },

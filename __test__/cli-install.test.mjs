@@ -39,8 +39,21 @@ function makeHome(files = {}) {
 
 function run(h, args, { input = '' } = {}) {
   const env = { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot }
-  for (const k of ['XDG_CONFIG_HOME', 'COPILOT_HOME', 'CLAUDE_CONFIG_DIR', 'GOAL_SYSTEM_VSCODE_USER_DIR', 'GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID']) delete env[k]
-  const res = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), ...args], { env, input, encoding: 'utf8' })
+  for (const k of [
+    'XDG_CONFIG_HOME',
+    'COPILOT_HOME',
+    'CLAUDE_CONFIG_DIR',
+    'GOAL_SYSTEM_VSCODE_USER_DIR',
+    'GOAL_SYSTEM_SESSION_ID',
+    'COPILOT_SESSION_ID',
+    'CLAUDE_CODE_SESSION_ID',
+  ])
+    delete env[k]
+  const res = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), ...args], {
+    env,
+    input,
+    encoding: 'utf8',
+  })
   return { code: res.status, out: res.stdout, err: res.stderr }
 }
 
@@ -74,11 +87,27 @@ const EXISTING = {
     },
     permissions: { allow: ['Bash(ls)'], deny: ['Read(.env)'] },
   }),
-  '.claude.json': JSON.stringify({ numStartups: 3, mcpServers: { other: { command: 'other-server' } }, projects: { '/x': { a: 1 } } }, null, 2) + '\n',
+  '.claude.json':
+    JSON.stringify(
+      { numStartups: 3, mcpServers: { other: { command: 'other-server' } }, projects: { '/x': { a: 1 } } },
+      null,
+      2,
+    ) + '\n',
   '.copilot/settings.json': '{\n    "theme": "dark"\n}\n',
-  '.copilot/mcp-config.json': JSON.stringify({ mcpServers: { github: { type: 'local', command: 'gh-mcp', tools: ['*'] } } }, null, 2),
-  '.copilot/hooks/other.json': JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: 'echo other', timeoutSec: 5 }] } }),
-  '.config/Code/User/mcp.json': JSON.stringify({ servers: { mine: { type: 'stdio', command: 'mine' } }, inputs: [] }, null, '\t'),
+  '.copilot/mcp-config.json': JSON.stringify(
+    { mcpServers: { github: { type: 'local', command: 'gh-mcp', tools: ['*'] } } },
+    null,
+    2,
+  ),
+  '.copilot/hooks/other.json': JSON.stringify({
+    version: 1,
+    hooks: { preToolUse: [{ type: 'command', bash: 'echo other', timeoutSec: 5 }] },
+  }),
+  '.config/Code/User/mcp.json': JSON.stringify(
+    { servers: { mine: { type: 'stdio', command: 'mine' } }, inputs: [] },
+    null,
+    '\t',
+  ),
 }
 
 before(makePackage)
@@ -107,7 +136,10 @@ describe('command surface', () => {
     const h = makeHome()
     const cmd = run(h, ['instal'])
     assert.equal(cmd.code, 2)
-    assert.equal(cmd.err, 'goal-system: unknown command "instal". Did you mean "install"?\nRun goal-system --help for the commands.\n')
+    assert.equal(
+      cmd.err,
+      'goal-system: unknown command "instal". Did you mean "install"?\nRun goal-system --help for the commands.\n',
+    )
     assert.equal(cmd.out, '')
     const opt = run(h, ['install', '--dryrun'])
     assert.equal(opt.code, 2)
@@ -125,19 +157,31 @@ describe('command surface', () => {
     assert.equal(colourEnabled({ isTTY: true }, { TERM: 'dumb' }), false)
     // Through the command: FORCE_COLOR paints the error, NO_COLOR leaves it plain.
     const h = makeHome()
-    const forced = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'], { env: { ...process.env, HOME: h.home, FORCE_COLOR: '1' }, encoding: 'utf8' })
+    const forced = spawnSync(
+      process.execPath,
+      [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'],
+      { env: { ...process.env, HOME: h.home, FORCE_COLOR: '1' }, encoding: 'utf8' },
+    )
     assert.match(forced.stderr, /\x1b\[31mgoal-system install: --project/)
-    const plain = spawnSync(process.execPath, [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'], { env: { ...process.env, HOME: h.home, NO_COLOR: '1', FORCE_COLOR: '' }, encoding: 'utf8' })
+    const plain = spawnSync(
+      process.execPath,
+      [path.join(pkg, 'bin', 'goal-system.mjs'), 'install', '--project', '/nowhere/at/all'],
+      { env: { ...process.env, HOME: h.home, NO_COLOR: '1', FORCE_COLOR: '' }, encoding: 'utf8' },
+    )
     assert.doesNotMatch(plain.stderr, /\x1b\[/)
   })
 
   test('30 runs of `install --dry-run | head -c 10` end without a stack trace', () => {
     const h = makeHome()
     for (let i = 0; i < 30; i++) {
-      const res = spawnSync('bash', ['-c', `node ${JSON.stringify(path.join(pkg, 'bin', 'goal-system.mjs'))} install --dry-run | head -c 10`], {
-        env: { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot },
-        encoding: 'utf8',
-      })
+      const res = spawnSync(
+        'bash',
+        ['-c', `node ${JSON.stringify(path.join(pkg, 'bin', 'goal-system.mjs'))} install --dry-run | head -c 10`],
+        {
+          env: { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot },
+          encoding: 'utf8',
+        },
+      )
       assert.equal(res.stdout, 'goal-syste')
       assert.equal(res.stderr, '', `run ${i}: ${res.stderr}`)
     }
@@ -150,7 +194,10 @@ describe('command surface', () => {
     const plan = JSON.parse(r.out)
     assert.equal(plan.dryRun, true)
     assert.deepEqual(plan.hosts, ['claude'])
-    assert.ok(plan.files.some((f) => f.file === h.file('.claude/settings.json') && f.action === 'create'), r.out)
+    assert.ok(
+      plan.files.some((f) => f.file === h.file('.claude/settings.json') && f.action === 'create'),
+      r.out,
+    )
     assert.deepEqual(snapshot(h.home).files, {})
   })
 
@@ -210,24 +257,41 @@ describe('install', () => {
       'mcp__goalSystem__goal_system_close',
     ])
     assert.deepEqual(claude.hooks.Stop[0], { hooks: [{ type: 'command', command: 'echo my-stop-hook' }] })
-    assert.deepEqual(claude.hooks.PreToolUse[0], { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo my-bash-check' }] })
-    const commands = Object.values(claude.hooks).flat().flatMap((g) => g.hooks.map((e) => e.command))
+    assert.deepEqual(claude.hooks.PreToolUse[0], {
+      matcher: 'Bash',
+      hooks: [{ type: 'command', command: 'echo my-bash-check' }],
+    })
+    const commands = Object.values(claude.hooks)
+      .flat()
+      .flatMap((g) => g.hooks.map((e) => e.command))
     const runner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
     const hook = path.join(pkg, 'native', 'goal-hook')
     for (const event of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']) {
-      const ours = commands.filter((c) => c.includes(`"${hook}" --host claude ${event})`) && c.includes(`"${runner}" claude ${event} ||`))
+      const ours = commands.filter(
+        (c) => c.includes(`"${hook}" --host claude ${event})`) && c.includes(`"${runner}" claude ${event} ||`),
+      )
       assert.equal(ours.length, 1, `one ${event} hook`)
     }
     const claudeJson = readJson(h.file('.claude.json'))
     assert.equal(claudeJson.numStartups, 3)
     assert.deepEqual(claudeJson.projects, { '/x': { a: 1 } })
     assert.deepEqual(claudeJson.mcpServers.other, { command: 'other-server' })
-    assert.deepEqual(claudeJson.mcpServers.goalSystem.args, [path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')])
+    assert.deepEqual(claudeJson.mcpServers.goalSystem.args, [
+      path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs'),
+    ])
 
     // Copilot CLI: hooks file, MCP server beside the user's, experimental flag, shim, skill.
     const hooks = readJson(h.file('.copilot/hooks/goal-system.json'))
     assert.equal(hooks.version, 1)
-    for (const event of ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'subagentStart', 'preCompact']) {
+    for (const event of [
+      'sessionStart',
+      'userPromptSubmitted',
+      'preToolUse',
+      'postToolUse',
+      'agentStop',
+      'subagentStart',
+      'preCompact',
+    ]) {
       const [entry, ...more] = hooks.hooks[event]
       assert.equal(more.length, 0)
       // The native hook runs directly; Node, then an allow, when it cannot.
@@ -239,7 +303,11 @@ describe('install', () => {
     }
     assert.equal(fs.readFileSync(h.file('.copilot/hooks/other.json'), 'utf8'), EXISTING['.copilot/hooks/other.json'])
     assert.deepEqual(readJson(h.file('.copilot/settings.json')), { theme: 'dark', experimental: true })
-    assert.match(fs.readFileSync(h.file('.copilot/settings.json'), 'utf8'), /^\{\n {4}"theme"/, 'keeps the 4-space indent')
+    assert.match(
+      fs.readFileSync(h.file('.copilot/settings.json'), 'utf8'),
+      /^\{\n {4}"theme"/,
+      'keeps the 4-space indent',
+    )
     // The extension offers the goal tools; Copilot's MCP registration is opt-in.
     assert.equal(fs.readFileSync(h.file('.copilot/mcp-config.json'), 'utf8'), EXISTING['.copilot/mcp-config.json'])
     // Claude Code's built-in /goal is replaced by ours.
@@ -247,7 +315,11 @@ describe('install', () => {
     const shim = fs.readFileSync(h.file('.copilot/extensions/goal-system/extension.mjs'), 'utf8')
     assert.match(shim, /generated by goal-system install/)
     assert.ok(shim.includes(`import ${JSON.stringify(pathToFileURL(path.join(pkg, 'extension.mjs')).href)}`), shim)
-    assert.ok(fs.readFileSync(h.file('.copilot/skills/goal/SKILL.md'), 'utf8').startsWith(fs.readFileSync(path.join(pkg, 'skills/goal/SKILL.md'), 'utf8').trimEnd()))
+    assert.ok(
+      fs
+        .readFileSync(h.file('.copilot/skills/goal/SKILL.md'), 'utf8')
+        .startsWith(fs.readFileSync(path.join(pkg, 'skills/goal/SKILL.md'), 'utf8').trimEnd()),
+    )
 
     // VS Code: user MCP server beside the user's; agent in the user prompts folder.
     const vscode = readJson(h.file('.config/Code/User/mcp.json'))
@@ -255,12 +327,20 @@ describe('install', () => {
     assert.deepEqual(vscode.inputs, [])
     assert.equal(vscode.servers.goalSystem.command, 'node')
     assert.ok(fs.existsSync(h.file('.config/Code/User/prompts/goal-system.agent.md')))
-    assert.ok(!JSON.stringify(snapshot(h.home).files).includes('${GOAL_SYSTEM_HOME}'), 'placeholder replaced everywhere')
+    assert.ok(
+      !JSON.stringify(snapshot(h.home).files).includes('${GOAL_SYSTEM_HOME}'),
+      'placeholder replaced everywhere',
+    )
 
     // One backup per changed pre-existing file, holding the original bytes.
     const afterFirst = snapshot(h.home)
     const backups = Object.keys(afterFirst.files).filter(isBackup)
-    for (const rel of ['.claude/settings.json', '.claude.json', '.copilot/settings.json', '.config/Code/User/mcp.json']) {
+    for (const rel of [
+      '.claude/settings.json',
+      '.claude.json',
+      '.copilot/settings.json',
+      '.config/Code/User/mcp.json',
+    ]) {
       const mine = backups.filter((b) => b.startsWith(rel + '.goal-system.bak-'))
       assert.equal(mine.length, 1, `one backup of ${rel}`)
       assert.equal(afterFirst.files[mine[0]], original.files[rel])
@@ -281,7 +361,11 @@ describe('install', () => {
   })
 
   test('stale goal-system entries (an older clone) are replaced, not duplicated', () => {
-    const stale = (event) => ({ type: 'command', command: `node "/old/clone/adapters/vscode-chat/hook-runner.mjs" claude ${event}`, timeout: 10 })
+    const stale = (event) => ({
+      type: 'command',
+      command: `node "/old/clone/adapters/vscode-chat/hook-runner.mjs" claude ${event}`,
+      timeout: 10,
+    })
     const h = makeHome({
       '.claude/settings.json': JSON.stringify({
         hooks: {
@@ -289,13 +373,23 @@ describe('install', () => {
           Stop: [{ hooks: [stale('Stop')] }],
         },
       }),
-      '.copilot/hooks/goal-system.json': JSON.stringify({ version: 1, hooks: { agentStop: [{ type: 'command', bash: 'bash /old/clone/hooks/goal-context.sh agentStop', timeoutSec: 10 }] } }),
+      '.copilot/hooks/goal-system.json': JSON.stringify({
+        version: 1,
+        hooks: {
+          agentStop: [{ type: 'command', bash: 'bash /old/clone/hooks/goal-context.sh agentStop', timeoutSec: 10 }],
+        },
+      }),
     })
     assert.equal(run(h, ['install', '--claude', '--copilot-cli']).code, 0)
-    const text = fs.readFileSync(h.file('.claude/settings.json'), 'utf8') + fs.readFileSync(h.file('.copilot/hooks/goal-system.json'), 'utf8')
+    const text =
+      fs.readFileSync(h.file('.claude/settings.json'), 'utf8') +
+      fs.readFileSync(h.file('.copilot/hooks/goal-system.json'), 'utf8')
     assert.ok(!text.includes('/old/clone'), text)
     const claude = readJson(h.file('.claude/settings.json'))
-    assert.deepEqual(claude.hooks.PreToolUse[0], { matcher: '*', hooks: [{ type: 'command', command: 'echo keep-me' }] })
+    assert.deepEqual(claude.hooks.PreToolUse[0], {
+      matcher: '*',
+      hooks: [{ type: 'command', command: 'echo keep-me' }],
+    })
     assert.equal(claude.hooks.PreToolUse.length, 2)
     assert.equal(claude.hooks.Stop.length, 1)
     assert.equal(readJson(h.file('.copilot/hooks/goal-system.json')).hooks.agentStop.length, 1)
@@ -353,13 +447,26 @@ describe('install', () => {
     const r = run(h, ['install', '--vscode'])
     assert.equal(r.code, 0, r.err)
     const after = fs.readFileSync(h.file('.config/Code/User/mcp.json'), 'utf8')
-    for (const line of mcp.split('\n').filter((l) => l.includes('//') || l.includes('/*'))) assert.ok(after.includes(line), `kept: ${line}\n${after}`)
-    assert.match(after, /"goalSystem": \{\n {6}"type": "stdio",/, 'our server laid out in the file\'s indentation')
+    for (const line of mcp.split('\n').filter((l) => l.includes('//') || l.includes('/*')))
+      assert.ok(after.includes(line), `kept: ${line}\n${after}`)
+    assert.match(after, /"goalSystem": \{\n {6}"type": "stdio",/, "our server laid out in the file's indentation")
     assert.ok(after.includes(`${path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')}`), after)
     // The agent carries the hooks; VS Code runs them once its setting is on.
-    assert.equal(fs.readFileSync(h.file('.config/Code/User/settings.json'), 'utf8'), settings.replace('\t"chat.agent.enabled": true,\n', '\t"chat.agent.enabled": true,\n\t"chat.useCustomAgentHooks": true,\n'))
+    assert.equal(
+      fs.readFileSync(h.file('.config/Code/User/settings.json'), 'utf8'),
+      settings.replace(
+        '\t"chat.agent.enabled": true,\n',
+        '\t"chat.agent.enabled": true,\n\t"chat.useCustomAgentHooks": true,\n',
+      ),
+    )
     const agent = fs.readFileSync(h.file('.config/Code/User/prompts/goal-system.agent.md'), 'utf8')
-    assert.match(agent, new RegExp(`^  PreToolUse:\n    - type: command\n      command: 'node "${pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/adapters/vscode-chat/hook-runner\\.mjs" vscode PreToolUse'`, 'm'))
+    assert.match(
+      agent,
+      new RegExp(
+        `^  PreToolUse:\n    - type: command\n      command: 'node "${pkg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/adapters/vscode-chat/hook-runner\\.mjs" vscode PreToolUse'`,
+        'm',
+      ),
+    )
 
     // Install again: nothing changes; then uninstall gives back the original bytes.
     assert.equal(run(h, ['install', '--vscode']).code, 0)
@@ -371,7 +478,8 @@ describe('install', () => {
   })
 
   test('a JSONC settings file edited by the user after install: uninstall removes only our entries and keeps their edits and comments', () => {
-    const claude = '{\n  // permissions I chose\n  "permissions": {\n    "allow": [\n      "Bash(ls)", // listing is fine\n    ],\n  },\n}\n'
+    const claude =
+      '{\n  // permissions I chose\n  "permissions": {\n    "allow": [\n      "Bash(ls)", // listing is fine\n    ],\n  },\n}\n'
     const h = makeHome({ '.claude/settings.json': claude })
     assert.equal(run(h, ['install', '--claude']).code, 0)
     const installed = fs.readFileSync(h.file('.claude/settings.json'), 'utf8')
@@ -389,7 +497,10 @@ describe('install', () => {
     const before = snapshot(h.home)
     const r = run(h, ['install', '--copilot-cli'])
     assert.equal(r.code, 1)
-    assert.ok(r.err.includes(`${h.file('.copilot/skills/goal/SKILL.md')} exists and was not written by goal-system`), r.err)
+    assert.ok(
+      r.err.includes(`${h.file('.copilot/skills/goal/SKILL.md')} exists and was not written by goal-system`),
+      r.err,
+    )
     assert.deepEqual(snapshot(h.home), before)
   })
 
@@ -397,7 +508,10 @@ describe('install', () => {
     const h = makeHome({ '.claude/settings.json': '{"permissions":{"allow":["Bash(ls)"]}}' })
     const proj = path.join(path.dirname(h.home), 'proj')
     fs.mkdirSync(proj)
-    fs.writeFileSync(path.join(proj, '.mcp.json'), JSON.stringify({ mcpServers: { db: { command: 'db-mcp' } } }, null, 2) + '\n')
+    fs.writeFileSync(
+      path.join(proj, '.mcp.json'),
+      JSON.stringify({ mcpServers: { db: { command: 'db-mcp' } } }, null, 2) + '\n',
+    )
     const projBefore = snapshot(proj)
     const homeBefore = snapshot(h.home)
 
@@ -407,11 +521,19 @@ describe('install', () => {
     const runner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
     const vsHooks = readJson(path.join(proj, '.github/hooks/goal-system.json'))
     assert.ok(vsHooks.hooks.PreToolUse[0].command.includes(`"${runner}" vscode PreToolUse`))
-    assert.ok(readJson(path.join(proj, '.claude/settings.json')).hooks.Stop[0].hooks[0].command.includes(`"${runner}" claude Stop`))
+    assert.ok(
+      readJson(path.join(proj, '.claude/settings.json')).hooks.Stop[0].hooks[0].command.includes(
+        `"${runner}" claude Stop`,
+      ),
+    )
     assert.deepEqual(Object.keys(readJson(path.join(proj, '.mcp.json')).mcpServers), ['db', 'goalSystem'])
     assert.ok(readJson(path.join(proj, '.vscode/mcp.json')).servers.goalSystem)
     assert.ok(fs.existsSync(path.join(proj, '.github/agents/goal-system.agent.md')))
-    assert.doesNotMatch(fs.readFileSync(path.join(proj, '.github/agents/goal-system.agent.md'), 'utf8'), /^hooks:/m, 'the workspace hooks file runs them; the agent must not run them again')
+    assert.doesNotMatch(
+      fs.readFileSync(path.join(proj, '.github/agents/goal-system.agent.md'), 'utf8'),
+      /^hooks:/m,
+      'the workspace hooks file runs them; the agent must not run them again',
+    )
     // Claude's MCP permissions are honoured only in the user settings; no user hooks there.
     const userClaude = readJson(h.file('.claude/settings.json'))
     assert.equal(userClaude.permissions.allow.length, 5)
@@ -430,7 +552,10 @@ describe('install', () => {
     const homeAfter = snapshot(h.home)
     // The second install changed the file again, so its backup of that state stays.
     assert.deepEqual(Object.keys(homeAfter.files).filter(isBackup).length, 1)
-    assert.deepEqual({ ...homeAfter, files: Object.fromEntries(Object.entries(homeAfter.files).filter(([f]) => !isBackup(f))) }, homeBefore)
+    assert.deepEqual(
+      { ...homeAfter, files: Object.fromEntries(Object.entries(homeAfter.files).filter(([f]) => !isBackup(f))) },
+      homeBefore,
+    )
   })
 })
 
@@ -450,7 +575,10 @@ describe('doctor', () => {
     fs.rmSync(h.file('.copilot/hooks/goal-system.json'))
     const missing = run(h, ['doctor'])
     assert.equal(missing.code, 1)
-    assert.ok(missing.out.includes(`FAIL  Copilot CLI: ${h.file('.copilot/hooks/goal-system.json')}: missing`), missing.out)
+    assert.ok(
+      missing.out.includes(`FAIL  Copilot CLI: ${h.file('.copilot/hooks/goal-system.json')}: missing`),
+      missing.out,
+    )
     assert.match(missing.out, /fix: goal-system install --copilot-cli/)
     assert.equal(run(h, ['install', '--copilot-cli']).code, 0)
     assert.equal(run(h, ['doctor']).code, 0)

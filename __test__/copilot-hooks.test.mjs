@@ -21,9 +21,19 @@ const base = (sessionId) => ({ sessionId, timestamp: Date.now(), cwd })
 const prompt = (sessionId, text) => cliHook(state, 'userPromptSubmitted', { ...base(sessionId), prompt: text })
 const pre = (sessionId, toolName, toolArgs) => cliHook(state, 'preToolUse', { ...base(sessionId), toolName, toolArgs })
 const post = (sessionId, toolName, toolArgs) =>
-  cliHook(state, 'postToolUse', { ...base(sessionId), toolName, toolArgs, toolResult: { resultType: 'success', textResultForLlm: 'ok' } })
+  cliHook(state, 'postToolUse', {
+    ...base(sessionId),
+    toolName,
+    toolArgs,
+    toolResult: { resultType: 'success', textResultForLlm: 'ok' },
+  })
 const stop = (sessionId, extra = { stopReason: 'end_turn' }) =>
-  cliHook(state, 'agentStop', { ...base(sessionId), transcriptPath: '/tmp/x/events.jsonl', stop_hook_active: false, ...extra })
+  cliHook(state, 'agentStop', {
+    ...base(sessionId),
+    transcriptPath: '/tmp/x/events.jsonl',
+    stop_hook_active: false,
+    ...extra,
+  })
 const caller = (sessionId) => ({ sessionId, cwd, stateRoot: state.stateRoot })
 
 function openViaGoal(sessionId, objective = 'make the greeting print hello twice') {
@@ -136,7 +146,12 @@ describe('stop control', () => {
   })
 
   test('every stop payload variant counts as a stop', () => {
-    for (const extra of [{ finishReason: 'stop' }, { terminationReason: 'done' }, { completion_reason: 'x' }, { stop_reason: 'end_turn' }]) {
+    for (const extra of [
+      { finishReason: 'stop' },
+      { terminationReason: 'done' },
+      { completion_reason: 'x' },
+      { stop_reason: 'end_turn' },
+    ]) {
       const s = session()
       openViaGoal(s)
       // No event name: the payload alone says it is a stop attempt.
@@ -200,7 +215,12 @@ describe('task_complete (Copilot CLI autopilot)', () => {
 describe('evidence from tool calls (Copilot CLI)', () => {
   const result = (resultType, textResultForLlm) => ({ resultType, textResultForLlm })
   const shell = (s, command, toolResult) =>
-    cliHook(state, 'postToolUse', { ...base(s), toolName: 'bash', toolArgs: { command, description: 'run' }, toolResult })
+    cliHook(state, 'postToolUse', {
+      ...base(s),
+      toolName: 'bash',
+      toolArgs: { command, description: 'run' },
+      toolResult,
+    })
   const evidence = {
     status: 'active',
     doneSoFar: ['greet.sh now echoes hello twice'],
@@ -231,8 +251,14 @@ describe('evidence from tool calls (Copilot CLI)', () => {
     addon.updateGoalSync(caller(s), evidence)
     let refused = addon.closeGoalSync(caller(s), { status: 'complete' })
     assert.equal(refused.closed, false)
-    assert.deepEqual(refused.unmet.map((u) => u.field), ['toolHistory'])
-    assert.match(refused.summary, /last change \(call #3: "edit: greet.sh"\) came after the last passing verification "npm test"/)
+    assert.deepEqual(
+      refused.unmet.map((u) => u.field),
+      ['toolHistory'],
+    )
+    assert.match(
+      refused.summary,
+      /last change \(call #3: "edit: greet.sh"\) came after the last passing verification "npm test"/,
+    )
 
     shell(s, 'npm test', result('success', '  0 passing\n  1 failing\n<shellId: 1 completed with exit code 1>'))
     refused = addon.closeGoalSync(caller(s), { status: 'complete' })
@@ -262,8 +288,10 @@ describe('evidence from tool calls (Copilot CLI)', () => {
     })
     const refused = addon.closeGoalSync(caller(s), { status: 'complete' })
     assert.equal(refused.closed, false)
-    assert.deepEqual(refused.unmet.map((u) => u.field),
-      ['doneSoFar', 'validationProof', 'verificationResults', 'inspectionEvidence', 'completionAudit', 'toolHistory'])
+    assert.deepEqual(
+      refused.unmet.map((u) => u.field),
+      ['doneSoFar', 'validationProof', 'verificationResults', 'inspectionEvidence', 'completionAudit', 'toolHistory'],
+    )
     const goal = addon.goalStatusSync(caller(s)).goal
     assert.deepEqual([goal.toolHistory.actions, goal.toolHistory.verifications], [0, 0])
   })
@@ -276,12 +304,25 @@ describe("Copilot CLI's own autopilot objective", () => {
     const dir = join(state.home, '.copilot', 'session-state', s)
     writeFileSync(
       join(dir, 'autopilot-objective.json'),
-      JSON.stringify({ version: 1, current: { id: 1, objective: 'print hello twice', status: 'completed', continuationCount: 2, turnCount: 3, tokenCount: 220 } }),
+      JSON.stringify({
+        version: 1,
+        current: {
+          id: 1,
+          objective: 'print hello twice',
+          status: 'completed',
+          continuationCount: 2,
+          turnCount: 3,
+          tokenCount: 220,
+        },
+      }),
     )
     const status = addon.goalStatusSync(caller(s))
     assert.equal(status.autopilot.status, 'completed')
     assert.equal(status.autopilot.objective, 'print hello twice')
-    assert.ok(status.warnings.some((w) => /autopilot objective completed, but goal goal-[0-9a-f]{20} is still open/.test(w)), status.warnings.join('; '))
+    assert.ok(
+      status.warnings.some((w) => /autopilot objective completed, but goal goal-[0-9a-f]{20} is still open/.test(w)),
+      status.warnings.join('; '),
+    )
     assert.match(status.summary, /Copilot CLI autopilot objective: print hello twice \(status completed\)/)
   })
 })
@@ -308,7 +349,11 @@ describe('boundaries and faults', () => {
   })
 
   test('garbage, empty stdin and unknown events get a safe answer and exit 0', () => {
-    for (const [event, input] of [['preToolUse', 'not json {'], ['agentStop', ''], ['somethingNew', '{"sessionId":"x"}']]) {
+    for (const [event, input] of [
+      ['preToolUse', 'not json {'],
+      ['agentStop', ''],
+      ['somethingNew', '{"sessionId":"x"}'],
+    ]) {
       const out = cliHook(state, event, input)
       assert.equal(out.code, 0)
       assert.deepEqual(out.json, {}, `${event}: ${out.stdout}`)
@@ -320,7 +365,10 @@ describe('boundaries and faults', () => {
   test('a corrupt state file gives a safe answer and is set aside', () => {
     const s = session()
     openViaGoal(s)
-    for (const file of [join(state.stateRoot, 'by-session', `${s}.json`), join(state.home, '.copilot', 'session-state', s, 'goal-state.json')]) {
+    for (const file of [
+      join(state.stateRoot, 'by-session', `${s}.json`),
+      join(state.home, '.copilot', 'session-state', s, 'goal-state.json'),
+    ]) {
       spawnSync('bash', ['-c', `echo '{"version": 3, "id": ' > '${file}'`])
     }
     const out = pre(s, 'bash', { command: 'ls' })
@@ -352,7 +400,10 @@ describe('native and Node paths agree', () => {
       try {
         return sequence.map(([event, extra]) => {
           const payload = JSON.stringify({ sessionId: 'same-session', cwd, ...extra })
-          const args = path === 'native' ? [join(root, 'native', 'goal-hook'), '--host', 'copilot-cli', event] : ['node', runner, 'copilot-cli', event]
+          const args =
+            path === 'native'
+              ? [join(root, 'native', 'goal-hook'), '--host', 'copilot-cli', event]
+              : ['node', runner, 'copilot-cli', event]
           const res = spawnSync(args[0], args.slice(1), { input: payload, env: st.env, encoding: 'utf8' })
           assert.equal(res.status, 0)
           return normalize(res.stdout.trim())

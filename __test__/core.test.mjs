@@ -19,7 +19,11 @@ after(() => state.cleanup())
 
 function recordToolCall(command) {
   const payload = { sessionId: caller().sessionId, cwd: caller().cwd, toolName: 'bash', toolArgs: { command } }
-  const out = addon.runHook('copilot-cli', 'postToolUse', JSON.stringify({ ...payload, toolResult: { resultType: 'success' } }))
+  const out = addon.runHook(
+    'copilot-cli',
+    'postToolUse',
+    JSON.stringify({ ...payload, toolResult: { resultType: 'success' } }),
+  )
   assert.equal(out.exitCode, 0)
 }
 
@@ -38,7 +42,16 @@ describe('goal lifecycle through the addon', () => {
     const refused = await addon.closeGoal(caller(), { status: 'complete' })
     assert.equal(refused.closed, false)
     const fields = refused.unmet.map((u) => u.field)
-    for (const f of ['doneSoFar', 'validationProof', 'verificationResults', 'inspectionEvidence', 'requirementCoverage', 'completionAudit', 'remaining', 'toolHistory']) {
+    for (const f of [
+      'doneSoFar',
+      'validationProof',
+      'verificationResults',
+      'inspectionEvidence',
+      'requirementCoverage',
+      'completionAudit',
+      'remaining',
+      'toolHistory',
+    ]) {
       assert.ok(fields.includes(f), `unmet lists ${f}: ${fields}`)
     }
     assert.equal(fields.filter((f) => f === 'requirementCoverage').length, 2, 'one per uncovered requirement')
@@ -72,10 +85,18 @@ describe('goal lifecycle through the addon', () => {
     assert.throws(() => addon.updateGoalSync(c, { doneSoFar: ['x'] }), { code: 'NO_GOAL' })
     addon.openGoalSync(asUser(c), { objective: 'first objective' })
     assert.throws(() => addon.openGoalSync(asUser(c), { objective: 'a different objective' }), { code: 'GOAL_EXISTS' })
-    assert.throws(() => addon.updateGoalSync(c, { doneSoFar: 7 }), (err) => err.code === 'INVALID_INPUT' && /doneSoFar/.test(err.message))
+    assert.throws(
+      () => addon.updateGoalSync(c, { doneSoFar: 7 }),
+      (err) => err.code === 'INVALID_INPUT' && /doneSoFar/.test(err.message),
+    )
     const many = Array.from({ length: 201 }, (_, i) => `item ${i}`)
-    assert.throws(() => addon.updateGoalSync(c, { scope: many }), (err) => err.code === 'LIMIT_EXCEEDED' && /scope/.test(err.message) && /200/.test(err.message))
-    assert.throws(() => addon.openGoalSync(asUser({ ...c, sessionId: '../escape' }), { objective: 'x' }), { code: 'INVALID_SESSION_ID' })
+    assert.throws(
+      () => addon.updateGoalSync(c, { scope: many }),
+      (err) => err.code === 'LIMIT_EXCEEDED' && /scope/.test(err.message) && /200/.test(err.message),
+    )
+    assert.throws(() => addon.openGoalSync(asUser({ ...c, sessionId: '../escape' }), { objective: 'x' }), {
+      code: 'INVALID_SESSION_ID',
+    })
     assert.throws(() => addon.goalStatusSync({ ...c, subagent: true }), { code: 'SUBAGENT' })
     const replaced = addon.openGoalSync(asUser(c), { objective: 'a different objective', replace: true })
     assert.equal(replaced.replaced.length > 0, true)
@@ -84,7 +105,10 @@ describe('goal lifecycle through the addon', () => {
 
   test('issue resolutions refuse wildcards and discovered issues are additive', () => {
     const c = { ...caller(), sessionId: 'core-session-3' }
-    addon.openGoalSync(asUser(c), { objective: 'fix the parser', discoveredIssues: ['crash on empty input', 'slow on big files'] })
+    addon.openGoalSync(asUser(c), {
+      objective: 'fix the parser',
+      discoveredIssues: ['crash on empty input', 'slow on big files'],
+    })
     for (const issue of ['all issues', 'everything', '*']) {
       assert.throws(
         () => addon.updateGoalSync(c, { issueResolutions: [{ issue, status: 'resolved', evidence: 'fixed them' }] }),

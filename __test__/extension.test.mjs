@@ -31,15 +31,33 @@ const invoke = (name, args, extra = {}) =>
 
 describe('extension registration', () => {
   test('registers the four tools with JSON-Schema parameters covering the record', () => {
-    assert.deepEqual(
-      registered.tools.map((t) => t.name).sort(),
-      ['context_board', 'goal_system_close', 'goal_system_open', 'goal_system_status', 'goal_system_update'],
-    )
+    assert.deepEqual(registered.tools.map((t) => t.name).sort(), [
+      'context_board',
+      'goal_system_close',
+      'goal_system_open',
+      'goal_system_status',
+      'goal_system_update',
+    ])
     const schema = tool('goal_system_update').parameters.toJSONSchema()
-    for (const field of ['requirements', 'doneSoFar', 'validationProof', 'remaining', 'blockers', 'issueResolutions', 'completionAudit', 'statusReason']) {
+    for (const field of [
+      'requirements',
+      'doneSoFar',
+      'validationProof',
+      'remaining',
+      'blockers',
+      'issueResolutions',
+      'completionAudit',
+      'statusReason',
+    ]) {
       assert.ok(schema.properties[field], `update schema has ${field}`)
     }
-    assert.deepEqual(schema.properties.issueResolutions.items.properties.status.enum, ['resolved', 'merged', 'renamed', 'duplicate', 'superseded'])
+    assert.deepEqual(schema.properties.issueResolutions.items.properties.status.enum, [
+      'resolved',
+      'merged',
+      'renamed',
+      'duplicate',
+      'superseded',
+    ])
     assert.deepEqual(tool('goal_system_close').parameters.toJSONSchema().required, ['status'])
     for (const hook of ['onSessionStart', 'onUserPromptSubmitted', 'onPreToolUse', 'onPostToolUse', 'onAgentStop']) {
       assert.equal(typeof registered.hooks[hook], 'function', hook)
@@ -67,7 +85,14 @@ describe('extension tools', () => {
     assert.match(opened, /ship the CLI/)
     const refused = await invoke('goal_system_close', { status: 'complete' })
     assert.equal(refused.resultType, 'failure')
-    for (const field of ['doneSoFar', 'validationProof', 'verificationResults', 'requirementCoverage', 'completionAudit', 'toolHistory']) {
+    for (const field of [
+      'doneSoFar',
+      'validationProof',
+      'verificationResults',
+      'requirementCoverage',
+      'completionAudit',
+      'toolHistory',
+    ]) {
       assert.match(refused.textResultForLlm, new RegExp(`- ${field}:`))
     }
     const status = await invoke('goal_system_status', {})
@@ -75,19 +100,31 @@ describe('extension tools', () => {
   })
 
   test('errors from the core come back as failure results with their code', async () => {
-    const res = await invoke('goal_system_update', { issueResolutions: [{ issue: 'all issues', status: 'resolved', evidence: 'done' }] })
+    const res = await invoke('goal_system_update', {
+      issueResolutions: [{ issue: 'all issues', status: 'resolved', evidence: 'done' }],
+    })
     assert.equal(res.resultType, 'failure')
     assert.match(res.textResultForLlm, /INVALID_RESOLUTION/)
   })
 
   test('a real invocation carrying functions and objects is handled', async () => {
-    const res = await invoke('goal_system_status', {}, { signal: new AbortController().signal, report: () => {}, when: new Date(), big: 1n })
+    const res = await invoke(
+      'goal_system_status',
+      {},
+      { signal: new AbortController().signal, report: () => {}, when: new Date(), big: 1n },
+    )
     assert.equal(typeof res, 'string', JSON.stringify(res))
     assert.match(res, /ship the CLI/)
   })
 
   test('subagent-looking invocations are refused', async () => {
-    for (const marker of [{ isSubagent: true }, { parentSessionId: 'p-1' }, { agentId: 'explore-1' }, { parent_invocation_id: 'i-9' }, { sessionId: 'other-session' }]) {
+    for (const marker of [
+      { isSubagent: true },
+      { parentSessionId: 'p-1' },
+      { agentId: 'explore-1' },
+      { parent_invocation_id: 'i-9' },
+      { sessionId: 'other-session' },
+    ]) {
       const res = await invoke('goal_system_status', {}, marker)
       assert.equal(res.resultType, 'failure', JSON.stringify(marker))
       assert.match(res.textResultForLlm, /subagents do not own the goal/)
@@ -105,18 +142,31 @@ describe('extension hooks', () => {
 
   test('drift is denied at 5 and agentStop is blocked', async () => {
     for (let i = 0; i < 5; i++) {
-      await registered.hooks.onPostToolUse(input({ toolName: 'bash', toolArgs: { command: `echo ${i}` }, toolResult: {} }), { sessionId: SESSION })
+      await registered.hooks.onPostToolUse(
+        input({ toolName: 'bash', toolArgs: { command: `echo ${i}` }, toolResult: {} }),
+        { sessionId: SESSION },
+      )
     }
-    const pre = await registered.hooks.onPreToolUse(input({ toolName: 'bash', toolArgs: { command: 'ls' } }), { sessionId: SESSION })
+    const pre = await registered.hooks.onPreToolUse(input({ toolName: 'bash', toolArgs: { command: 'ls' } }), {
+      sessionId: SESSION,
+    })
     assert.equal(pre.permissionDecision, 'deny')
-    const stop = await registered.hooks.onAgentStop(input({ stopReason: 'end_turn', stopHookActive: false }), { sessionId: SESSION })
+    const stop = await registered.hooks.onAgentStop(input({ stopReason: 'end_turn', stopHookActive: false }), {
+      sessionId: SESSION,
+    })
     assert.equal(stop.decision, 'block')
   })
 
   test('subagent hook input is not recorded as the main session history', async () => {
     const before = (await invoke('goal_system_status', {})).match(/Tool activity: (\d+) calls/)[1]
     await registered.hooks.onPostToolUse(
-      { sessionId: 'sub-runtime-7', timestamp: new Date(), workingDirectory: process.cwd(), toolName: 'bash', toolArgs: { command: 'rm -rf build' } },
+      {
+        sessionId: 'sub-runtime-7',
+        timestamp: new Date(),
+        workingDirectory: process.cwd(),
+        toolName: 'bash',
+        toolArgs: { command: 'rm -rf build' },
+      },
       { sessionId: SESSION },
     )
     const afterCount = (await invoke('goal_system_status', {})).match(/Tool activity: (\d+) calls/)[1]

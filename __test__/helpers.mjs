@@ -41,9 +41,7 @@ export function cliHook(state, event, payload, extraEnv = {}) {
 
 /** Replace generated goal ids and times so two runs can be compared. */
 export function normalize(text) {
-  return text
-    .replace(/goal-[0-9a-f]{20}/g, 'goal-ID')
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME')
+  return text.replace(/goal-[0-9a-f]{20}/g, 'goal-ID').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME')
 }
 
 /** The VS Code / Claude Code hook runner. */

@@ -60,7 +60,8 @@ const run = (file, args, input, env) =>
 /** The three ways an event reaches the core: native directly, Node directly, the hooks-file command. */
 const ways = {
   native: (host, event, input, state) => run(NATIVE, ['--host', host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
-  node: (host, event, input, state) => run(process.execPath, [runner, host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+  node: (host, event, input, state) =>
+    run(process.execPath, [runner, host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
   command: (host, event, input, state, hook, shell = '/bin/sh') =>
     run(shell, ['-c', fileCommand(host, event, hook)], input, { GOAL_SYSTEM_STATE_ROOT: state }),
 }
@@ -71,7 +72,8 @@ const ways = {
  */
 function idNamer() {
   const ids = new Map()
-  return (text) => text.replace(/goal-[0-9a-f]{20}/g, (id) => ids.get(id) ?? (ids.set(id, `goal-#${ids.size + 1}`), ids.get(id)))
+  return (text) =>
+    text.replace(/goal-[0-9a-f]{20}/g, (id) => ids.get(id) ?? (ids.set(id, `goal-#${ids.size + 1}`), ids.get(id)))
 }
 
 /** A long session as VS Code (snake_case) or Claude Code sends it: 26 events. */
@@ -79,10 +81,18 @@ function session(host, id, cwd) {
   const tool = host === 'claude' ? 'Bash' : 'run_in_terminal'
   const goalTool = host === 'claude' ? 'mcp__goalSystem__goal_system_status' : 'goal_system_status'
   const common = { session_id: id, cwd, ...(host === 'claude' ? { transcript_path: join(cwd, 'none.jsonl') } : {}) }
-  const ev = (hook_event_name, extra = {}) => [hook_event_name, JSON.stringify({ ...common, hook_event_name, ...extra })]
+  const ev = (hook_event_name, extra = {}) => [
+    hook_event_name,
+    JSON.stringify({ ...common, hook_event_name, ...extra }),
+  ]
   const call = (n, extra = {}) => [
     ev('PreToolUse', { tool_name: tool, tool_input: { command: `echo step-${n}` }, ...extra }),
-    ev('PostToolUse', { tool_name: tool, tool_input: { command: `echo step-${n}` }, tool_response: { stdout: `step-${n}` }, ...extra }),
+    ev('PostToolUse', {
+      tool_name: tool,
+      tool_input: { command: `echo step-${n}` },
+      tool_response: { stdout: `step-${n}` },
+      ...extra,
+    }),
   ]
   return [
     ev('SessionStart', { source: 'startup' }),
@@ -112,7 +122,11 @@ function session(host, id, cwd) {
 for (const host of ['vscode', 'claude']) {
   describe(`${host}: native hook, Node runner and the hooks-file command`, () => {
     test('give byte-identical answers over a long session, also when the native hook is of another architecture', () => {
-      const states = { native: stateRoot(`${host}-native`), node: stateRoot(`${host}-node`), command: stateRoot(`${host}-foreign`) }
+      const states = {
+        native: stateRoot(`${host}-native`),
+        node: stateRoot(`${host}-node`),
+        command: stateRoot(`${host}-foreign`),
+      }
       const foreign = foreignElf(join(base, `${host}-foreign-goal-hook`))
       const events = session(host, `parity-${host}`, join(base, `${host}-native`, 'proj'))
       assert.ok(events.length >= 20)
@@ -148,7 +162,13 @@ describe('a hooks-file command never fails closed', () => {
   const input = (host) =>
     host === 'copilot-cli'
       ? JSON.stringify({ sessionId: 'closed-s', cwd: base, toolName: 'bash', toolArgs: { command: 'ls' } })
-      : JSON.stringify({ session_id: 'closed-s', cwd: base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } })
+      : JSON.stringify({
+          session_id: 'closed-s',
+          cwd: base,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: 'ls' },
+        })
   const event = (host) => (host === 'copilot-cli' ? 'preToolUse' : 'PreToolUse')
 
   for (const host of ['copilot-cli', 'vscode', 'claude']) {
@@ -184,7 +204,10 @@ describe('a hooks-file command never fails closed', () => {
     const expected = ways.native('copilot-cli', 'preToolUse', input('copilot-cli'), state).stdout
     const script = join(root, 'hooks', 'goal-context.sh')
     const foreign = foreignElf(join(base, 'script-foreign-goal-hook'))
-    const r = run('/bin/bash', [script, 'preToolUse'], input('copilot-cli'), { GOAL_SYSTEM_STATE_ROOT: state, GOAL_SYSTEM_HOOK: foreign })
+    const r = run('/bin/bash', [script, 'preToolUse'], input('copilot-cli'), {
+      GOAL_SYSTEM_STATE_ROOT: state,
+      GOAL_SYSTEM_HOOK: foreign,
+    })
     assert.equal(r.status, 0, r.stderr)
     assert.equal(r.stdout, expected)
     assert.match(r.stderr, /falling back to Node/)
@@ -203,6 +226,10 @@ describe('a hooks-file command never fails closed', () => {
 
 test('the hooks files are the ones scripts/hooks-files.mjs writes', () => {
   for (const [rel, value] of Object.entries(hooksFiles())) {
-    assert.equal(readFileSync(join(root, rel), 'utf8'), JSON.stringify(value, null, 2) + '\n', `${rel} is stale: node scripts/hooks-files.mjs`)
+    assert.equal(
+      readFileSync(join(root, rel), 'utf8'),
+      JSON.stringify(value, null, 2) + '\n',
+      `${rel} is stale: node scripts/hooks-files.mjs`,
+    )
   }
 })

@@ -18,9 +18,13 @@ const hosts = {
     stopHead: (s) => `{"sessionId":"${s}","cwd":"${cwd}","stopReason":"end`,
   },
   claude: {
-    prompt: (s, text) => ['UserPromptSubmit', { session_id: s, cwd, hook_event_name: 'UserPromptSubmit', prompt: text }],
+    prompt: (s, text) => [
+      'UserPromptSubmit',
+      { session_id: s, cwd, hook_event_name: 'UserPromptSubmit', prompt: text },
+    ],
     stop: 'Stop',
-    stopHead: (s) => `{"session_id":"${s}","cwd":"${cwd}","hook_event_name":"Stop","stop_hook_active":false,"reason":"end`,
+    stopHead: (s) =>
+      `{"session_id":"${s}","cwd":"${cwd}","hook_event_name":"Stop","stop_hook_active":false,"reason":"end`,
   },
 }
 
@@ -51,9 +55,21 @@ describe('native hook and Node runner read payloads alike', () => {
     test(`${host}: malformed stop payloads get the same answer from both`, () => {
       const session = `parity-${host}`
       const cases = [
-        ['one invalid UTF-8 byte', Buffer.concat([Buffer.from(h.stopHead(session)), Buffer.from([0xff]), Buffer.from('turn"}')]), 'block'],
-        ['a lone surrogate half', Buffer.concat([Buffer.from(h.stopHead(session)), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), 'block'],
-        ['a byte-order mark first', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(h.stopHead(session) + '"}')]), 'same'],
+        [
+          'one invalid UTF-8 byte',
+          Buffer.concat([Buffer.from(h.stopHead(session)), Buffer.from([0xff]), Buffer.from('turn"}')]),
+          'block',
+        ],
+        [
+          'a lone surrogate half',
+          Buffer.concat([Buffer.from(h.stopHead(session)), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+          'block',
+        ],
+        [
+          'a byte-order mark first',
+          Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(h.stopHead(session) + '"}')]),
+          'same',
+        ],
         ['truncated JSON', Buffer.from(h.stopHead(session)), 'allow'],
         ['empty stdin', Buffer.alloc(0), 'allow'],
         ['not an object', Buffer.from('[1, 2, 3]'), 'allow'],

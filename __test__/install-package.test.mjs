@@ -11,7 +11,17 @@ import { after, before, test } from 'node:test'
 import { root } from './helpers.mjs'
 import { platformId } from '../lib/install-native.mjs'
 
-const PACKAGE_FILES = ['package.json', 'index.js', 'index.d.ts', 'extension.mjs', 'bin', 'lib', 'hooks', 'adapters', 'skills']
+const PACKAGE_FILES = [
+  'package.json',
+  'index.js',
+  'index.d.ts',
+  'extension.mjs',
+  'bin',
+  'lib',
+  'hooks',
+  'adapters',
+  'skills',
+]
 
 let base
 before(() => {
@@ -39,8 +49,16 @@ function packageCopy(dir, { native }) {
 }
 
 function install(pkg, home, args = ['--copilot-cli']) {
-  const env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: join(home, '.local', 'share'), XDG_CONFIG_HOME: join(home, '.config') }
-  return spawnSync(process.execPath, [join(pkg, 'bin', 'goal-system.mjs'), 'install', ...args], { env, encoding: 'utf8' })
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+  }
+  return spawnSync(process.execPath, [join(pkg, 'bin', 'goal-system.mjs'), 'install', ...args], {
+    env,
+    encoding: 'utf8',
+  })
 }
 
 test('install refuses, changing nothing, when the addon for this machine does not load', () => {
@@ -93,8 +111,17 @@ test('a package folder with spaces and quotes still gives hook commands that run
   const cwd = join(base, 'quote-proj')
   mkdirSync(cwd)
   const state = join(base, 'quote-state', 'goal-system')
-  const payload = JSON.stringify({ session_id: 'quoted', cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal quoted paths work' })
-  const run = spawnSync('/bin/sh', ['-c', command], { input: payload, encoding: 'utf8', env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: state } })
+  const payload = JSON.stringify({
+    session_id: 'quoted',
+    cwd,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: '/goal quoted paths work',
+  })
+  const run = spawnSync('/bin/sh', ['-c', command], {
+    input: payload,
+    encoding: 'utf8',
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: state },
+  })
   assert.equal(run.status, 0, run.stderr)
   assert.equal(run.stderr, '', 'the native hook ran (no fallback)')
   assert.match(JSON.parse(run.stdout).hookSpecificOutput.additionalContext, /opened draft goal/)

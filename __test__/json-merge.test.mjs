@@ -19,14 +19,20 @@ describe('JSONC settings edited in place', () => {
     const text = '{\n  "a": 1, // about a\n}\n'
     const added = rewrite(text, (v) => (v.b = { c: [1] }))
     assert.equal(added, '{\n  "a": 1, // about a\n  "b": {\n    "c": [\n      1\n    ]\n  },\n}\n')
-    assert.equal(rewrite(added, (v) => delete v.b), text)
+    assert.equal(
+      rewrite(added, (v) => delete v.b),
+      text,
+    )
   })
 
   test('tabs and CRLF line ends are kept for inserted values', () => {
     const text = '{\r\n\t"a": 1\r\n}\r\n'
     const added = rewrite(text, (v) => (v.b = { x: true }))
     assert.equal(added, '{\r\n\t"a": 1,\r\n\t"b": {\r\n\t\t"x": true\r\n\t}\r\n}\r\n')
-    assert.equal(rewrite(added, (v) => delete v.b), text)
+    assert.equal(
+      rewrite(added, (v) => delete v.b),
+      text,
+    )
   })
 
   test('list items are appended and removed one by one, leaving the others and their comments alone', () => {
@@ -40,19 +46,30 @@ describe('JSONC settings edited in place', () => {
   })
 
   test('an empty object gets its first key on a line of its own', () => {
-    assert.equal(rewrite('{}\n', (v) => (v.a = 1)), '{\n  "a": 1\n}\n')
-    assert.equal(rewrite('{\n  "s": {}\n}\n', (v) => (v.s.k = 'v')), '{\n  "s": {\n    "k": "v"\n  }\n}\n')
+    assert.equal(
+      rewrite('{}\n', (v) => (v.a = 1)),
+      '{\n  "a": 1\n}\n',
+    )
+    assert.equal(
+      rewrite('{\n  "s": {}\n}\n', (v) => (v.s.k = 'v')),
+      '{\n  "s": {\n    "k": "v"\n  }\n}\n',
+    )
   })
 
   test('a byte-order mark and an empty file are handled', () => {
-    assert.equal(rewrite('\ufeff{"a": 1}', (v) => (v.a = 2)), '\ufeff{"a": 2}')
+    assert.equal(
+      rewrite('\ufeff{"a": 1}', (v) => (v.a = 2)),
+      '\ufeff{"a": 2}',
+    )
     assert.deepEqual(parseJsonObject('  \n', 'f.json'), {})
   })
 
   test('text that is not JSONC is refused with the line and column', () => {
     assert.throws(
       () => parseJsonObject('{\n  "a": 1\n  "b": 2\n}', '/x/settings.json'),
-      (err) => err instanceof JsonFileError && /\/x\/settings\.json is not valid JSONC: CommaExpected at line 3, column 3/.test(err.message),
+      (err) =>
+        err instanceof JsonFileError &&
+        /\/x\/settings\.json is not valid JSONC: CommaExpected at line 3, column 3/.test(err.message),
     )
     assert.throws(() => parseJsonObject('[1]', 'f.json'), /expected an object at the top level, found a list/)
   })

@@ -28,7 +28,8 @@ after(() => fs.rmSync(base, { recursive: true, force: true }))
 function hostEnv(host) {
   const env = { ...process.env, HOME: base, COPILOT_HOME: copilotHome, GOAL_SYSTEM_STATE_ROOT: stateRoot }
   for (const k of ['COPILOT_CLI', 'CLAUDECODE', 'CLAUDE_PROJECT_DIR']) delete env[k]
-  if (host === 'copilot-cli') Object.assign(env, { COPILOT_CLI: '1', COPILOT_PROJECT_DIR: '/x', CLAUDE_PROJECT_DIR: '/x' })
+  if (host === 'copilot-cli')
+    Object.assign(env, { COPILOT_CLI: '1', COPILOT_PROJECT_DIR: '/x', CLAUDE_PROJECT_DIR: '/x' })
   if (host === 'claude') Object.assign(env, { CLAUDECODE: '1', CLAUDE_PROJECT_DIR: '/x' })
   return env
 }
@@ -67,8 +68,14 @@ function copilotHooksInstalled(yes) {
 
 /** Open a goal through Copilot CLI's own entry, as `/goal X` (the host's autopilot prompt) does. */
 function openGoal(session, cwd) {
-  const prompt = 'The user set this explicit autopilot objective with /autopilot:\n\nmake the greeting print twice\n\nWork autonomously toward this objective in clear checkpoints.'
-  runEntry('copilot-cli', 'userPromptSubmitted', { sessionId: session, timestamp: Date.now(), cwd, prompt }, 'copilot-cli')
+  const prompt =
+    'The user set this explicit autopilot objective with /autopilot:\n\nmake the greeting print twice\n\nWork autonomously toward this objective in clear checkpoints.'
+  runEntry(
+    'copilot-cli',
+    'userPromptSubmitted',
+    { sessionId: session, timestamp: Date.now(), cwd, prompt },
+    'copilot-cli',
+  )
 }
 
 const copilotStop = (session, cwd) => ({
@@ -85,7 +92,12 @@ const blockedStops = (session) =>
 
 /** Send one Copilot CLI stop through the given entries; the ones that blocked it. */
 function stopThrough(entries, session, cwd) {
-  const answers = Object.fromEntries(entries.map((e) => [e, runEntry(e, e === 'copilot-cli' ? 'agentStop' : 'Stop', copilotStop(session, cwd), 'copilot-cli')]))
+  const answers = Object.fromEntries(
+    entries.map((e) => [
+      e,
+      runEntry(e, e === 'copilot-cli' ? 'agentStop' : 'Stop', copilotStop(session, cwd), 'copilot-cli'),
+    ]),
+  )
   return { answers, deciding: entries.filter((e) => JSON.stringify(answers[e]) !== '{}') }
 }
 
@@ -100,7 +112,7 @@ describe('under Copilot CLI, with the project files of all three hosts', () => {
     assert.equal(blockedStops('cp-all'), 1, 'one stop, one blocked stop counted')
   })
 
-  test('without the Copilot CLI hooks, the VS Code entry decides once, in Copilot CLI\'s answer shape', () => {
+  test("without the Copilot CLI hooks, the VS Code entry decides once, in Copilot CLI's answer shape", () => {
     copilotHooksInstalled(false)
     const cwd = project('vscode-claude', { vscodeHooks: true })
     openGoal('cp-vc', cwd)
@@ -111,7 +123,7 @@ describe('under Copilot CLI, with the project files of all three hosts', () => {
     assert.equal(blockedStops('cp-vc'), 1)
   })
 
-  test('with only Claude Code\'s project hooks, the Claude entry decides, in Copilot CLI\'s answer shape', () => {
+  test("with only Claude Code's project hooks, the Claude entry decides, in Copilot CLI's answer shape", () => {
     copilotHooksInstalled(false)
     const cwd = project('claude-only', { vscodeHooks: false })
     openGoal('cp-cl', cwd)
@@ -123,12 +135,23 @@ describe('under Copilot CLI, with the project files of all three hosts', () => {
 })
 
 describe('in their own hosts', () => {
-  test('a Claude Code stop is decided by the Claude entry, in Claude Code\'s shape, even with Copilot CLI hooks installed', () => {
+  test("a Claude Code stop is decided by the Claude entry, in Claude Code's shape, even with Copilot CLI hooks installed", () => {
     copilotHooksInstalled(true)
     const cwd = project('claude-own', { vscodeHooks: true })
     const session = 'cl-own'
-    runEntry('claude', 'UserPromptSubmit', { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal make the greeting print twice' }, 'claude')
-    const stop = { session_id: session, transcript_path: path.join(base, 'claude.jsonl'), cwd, hook_event_name: 'Stop', stop_hook_active: false }
+    runEntry(
+      'claude',
+      'UserPromptSubmit',
+      { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal make the greeting print twice' },
+      'claude',
+    )
+    const stop = {
+      session_id: session,
+      transcript_path: path.join(base, 'claude.jsonl'),
+      cwd,
+      hook_event_name: 'Stop',
+      stop_hook_active: false,
+    }
     assert.equal(runEntry('claude', 'Stop', stop, 'claude').decision, 'block')
     assert.equal(blockedStops(session), 1)
   })

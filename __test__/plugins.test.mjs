@@ -28,9 +28,17 @@ before(() => {
 after(() => fs.rmSync(base, { recursive: true, force: true }))
 
 const envWith = (extra = {}, { onPath = true } = {}) => {
-  const env = { ...process.env, HOME: base, COPILOT_HOME: path.join(base, 'copilot'), GOAL_SYSTEM_STATE_ROOT: stateRoot, ...extra }
+  const env = {
+    ...process.env,
+    HOME: base,
+    COPILOT_HOME: path.join(base, 'copilot'),
+    GOAL_SYSTEM_STATE_ROOT: stateRoot,
+    ...extra,
+  }
   for (const k of ['GOAL_SYSTEM_HOME', 'COPILOT_CLI', 'CLAUDECODE']) if (!(k in extra)) delete env[k]
-  env.PATH = onPath ? `${binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin` : `${path.dirname(process.execPath)}:/usr/bin:/bin`
+  env.PATH = onPath
+    ? `${binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin`
+    : `${path.dirname(process.execPath)}:/usr/bin:/bin`
   return env
 }
 
@@ -43,7 +51,9 @@ function runCommand(command, payload, env) {
 
 describe('plugin files', () => {
   test('are what scripts/build-plugins.mjs makes from the package templates', () => {
-    const res = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-plugins.mjs'), '--check'], { encoding: 'utf8' })
+    const res = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-plugins.mjs'), '--check'], {
+      encoding: 'utf8',
+    })
     assert.equal(res.status, 0, res.stderr)
   })
 
@@ -59,27 +69,42 @@ describe('plugin files', () => {
       const m = JSON.parse(fs.readFileSync(path.join(root, market), 'utf8'))
       assert.equal(path.resolve(root, m.plugins[0].source), dir, market)
       assert.match(fs.readFileSync(path.join(dir, 'skills', 'goal', 'SKILL.md'), 'utf8'), /^---\nname: goal\n/)
-      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')).mcpServers.goalSystem.args[0], 'mcp')
+      assert.equal(
+        JSON.parse(fs.readFileSync(path.join(dir, '.mcp.json'), 'utf8')).mcpServers.goalSystem.args[0],
+        'mcp',
+      )
     }
     const events = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'hooks', 'hooks.json'), 'utf8')).hooks)
-    assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks), events)
+    assert.deepEqual(
+      Object.keys(JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks),
+      events,
+    )
   })
 })
 
 describe('plugin hook commands', () => {
-  test('Copilot CLI: a /goal prompt through the plugin entry opens a draft; the answer is Copilot\'s', () => {
+  test("Copilot CLI: a /goal prompt through the plugin entry opens a draft; the answer is Copilot's", () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks
-    const prompt = 'The user set this explicit autopilot objective with /autopilot:\n\nship the plugin\n\nWork autonomously toward this objective in clear checkpoints.'
+    const prompt =
+      'The user set this explicit autopilot objective with /autopilot:\n\nship the plugin\n\nWork autonomously toward this objective in clear checkpoints.'
     const cwd = path.join(base, 'proj')
     fs.mkdirSync(cwd, { recursive: true })
     const env = envWith({ PLUGIN_ROOT: copilotPlugin, COPILOT_CLI: '1' })
-    const { out } = runCommand(hooks.userPromptSubmitted[0].bash, { sessionId: 'plug-cp', timestamp: Date.now(), cwd, prompt }, env)
+    const { out } = runCommand(
+      hooks.userPromptSubmitted[0].bash,
+      { sessionId: 'plug-cp', timestamp: Date.now(), cwd, prompt },
+      env,
+    )
     assert.match(out.additionalContext, /goal-system/)
-    const stop = runCommand(hooks.agentStop[0].bash, { sessionId: 'plug-cp', timestamp: Date.now(), cwd, stopReason: 'end_turn', stop_hook_active: false }, env)
+    const stop = runCommand(
+      hooks.agentStop[0].bash,
+      { sessionId: 'plug-cp', timestamp: Date.now(), cwd, stopReason: 'end_turn', stop_hook_active: false },
+      env,
+    )
     assert.equal(stop.out.decision, 'block')
   })
 
-  test('Claude Code: the plugin entry answers in Claude Code\'s shape', () => {
+  test("Claude Code: the plugin entry answers in Claude Code's shape", () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(claudePlugin, 'hooks', 'hooks.json'), 'utf8')).hooks
     const cwd = path.join(base, 'proj')
     const env = envWith({ CLAUDE_PLUGIN_ROOT: claudePlugin, CLAUDECODE: '1' })
@@ -91,7 +116,11 @@ describe('plugin hook commands', () => {
   test('without the package, or without the plugin root, a hook allows ({}) and exits 0', () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks
     const payload = { sessionId: 'plug-none', cwd: base, toolName: 'bash', toolArgs: { command: 'ls' } }
-    const noPackage = runCommand(hooks.preToolUse[0].bash, payload, envWith({ PLUGIN_ROOT: copilotPlugin }, { onPath: false }))
+    const noPackage = runCommand(
+      hooks.preToolUse[0].bash,
+      payload,
+      envWith({ PLUGIN_ROOT: copilotPlugin }, { onPath: false }),
+    )
     assert.deepEqual(noPackage.out, {})
     assert.match(noPackage.stderr, /goal-system package was not found/)
     assert.deepEqual(runCommand(hooks.preToolUse[0].bash, payload, envWith()).out, {})
@@ -99,12 +128,23 @@ describe('plugin hook commands', () => {
 })
 
 test('goal-system mcp serves the goal tools over stdio', async () => {
-  const transport = new StdioClientTransport({ command: path.join(binDir, 'goal-system'), args: ['mcp'], env: envWith(), stderr: 'ignore' })
+  const transport = new StdioClientTransport({
+    command: path.join(binDir, 'goal-system'),
+    args: ['mcp'],
+    env: envWith(),
+    stderr: 'ignore',
+  })
   const client = new Client({ name: 'plugin-test', version: '1.0.0' })
   await client.connect(transport)
   try {
     const { tools } = await client.listTools()
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['context_board', 'goal_system_close', 'goal_system_open', 'goal_system_status', 'goal_system_update'])
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'context_board',
+      'goal_system_close',
+      'goal_system_open',
+      'goal_system_status',
+      'goal_system_update',
+    ])
   } finally {
     await client.close()
   }

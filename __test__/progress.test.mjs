@@ -21,7 +21,12 @@ const artifacts = path.join(root, 'target', 'artifacts')
 const CWD = '/work/greeting'
 
 function run(state, args, { input, env = {} } = {}) {
-  const res = spawnSync(process.execPath, [cli, ...args], { input, encoding: 'utf8', env: { ...state.env, ...env }, timeout: 30_000 })
+  const res = spawnSync(process.execPath, [cli, ...args], {
+    input,
+    encoding: 'utf8',
+    env: { ...state.env, ...env },
+    timeout: 30_000,
+  })
   return { code: res.status, stdout: res.stdout, stderr: res.stderr }
 }
 
@@ -56,27 +61,54 @@ function statusPayload(session) {
 }
 
 function tool(state, session, toolName, toolArgs) {
-  const payload = { sessionId: session, cwd: CWD, timestamp: Date.now(), toolName, toolArgs, toolResult: { resultType: 'success', textResultForLlm: 'ok' } }
+  const payload = {
+    sessionId: session,
+    cwd: CWD,
+    timestamp: Date.now(),
+    toolName,
+    toolArgs,
+    toolResult: { resultType: 'success', textResultForLlm: 'ok' },
+  }
   const res = cliHook(state, 'postToolUse', payload)
   assert.equal(res.code, 0, res.stderr)
 }
 
-const preTool = (state, session, toolName, toolArgs) => cliHook(state, 'preToolUse', { sessionId: session, cwd: CWD, toolName, toolArgs })
+const preTool = (state, session, toolName, toolArgs) =>
+  cliHook(state, 'preToolUse', { sessionId: session, cwd: CWD, toolName, toolArgs })
 
 const EVIDENCE = [
-  '--requirement', 'R1: prints hello twice',
-  '--done', 'greet.sh prints hello twice',
-  '--validation', 'output compared with the expected two lines',
-  '--verification', 'npm test: 3 passed',
-  '--inspection', 'read greet.sh before editing',
-  '--coverage', 'R1: prints hello twice, checked by test_twice',
-  '--audit', 'R1 checked against the output',
+  '--requirement',
+  'R1: prints hello twice',
+  '--done',
+  'greet.sh prints hello twice',
+  '--validation',
+  'output compared with the expected two lines',
+  '--verification',
+  'npm test: 3 passed',
+  '--inspection',
+  'read greet.sh before editing',
+  '--coverage',
+  'R1: prints hello twice, checked by test_twice',
+  '--audit',
+  'R1 checked against the output',
 ]
 
 /** A goal in each status, one session each; `none` has no goal. */
 function buildGoals(state) {
   userOk(state, ['open', '--session', 'draft', '--cwd', CWD, '--objective', 'draft goal', '--draft'])
-  userOk(state, ['open', '--session', 'active', '--cwd', CWD, '--objective', 'make the greeting print twice', '--remaining', 'edit greet.sh', '--remaining', 'add a test'])
+  userOk(state, [
+    'open',
+    '--session',
+    'active',
+    '--cwd',
+    CWD,
+    '--objective',
+    'make the greeting print twice',
+    '--remaining',
+    'edit greet.sh',
+    '--remaining',
+    'add a test',
+  ])
   for (let i = 0; i < 4; i++) tool(state, 'active', 'view', { path: `src/file${i}.sh` })
   userOk(state, ['open', '--session', 'blocked', '--cwd', CWD, '--objective', 'deploy to staging'])
   ok(state, ['update', '--session', 'blocked', '--status', 'blocked', '--reason', 'needs the staging password'])
@@ -102,7 +134,11 @@ describe('statusline', () => {
   const pinned = () => ({ GOAL_SYSTEM_FAKE_NOW_MS: String(created + 3_900_000) })
 
   const native = (session) => {
-    const res = spawnSync(nativeHook, ['statusline'], { input: statusPayload(session), encoding: 'utf8', env: { ...state.env, ...pinned() } })
+    const res = spawnSync(nativeHook, ['statusline'], {
+      input: statusPayload(session),
+      encoding: 'utf8',
+      env: { ...state.env, ...pinned() },
+    })
     assert.equal(res.status, 0, res.stderr)
     assert.equal(res.stderr, '')
     return res.stdout
@@ -110,7 +146,10 @@ describe('statusline', () => {
 
   test('an active goal shows remaining items, unmet conditions, drift and elapsed time', () => {
     const line = native('active')
-    assert.match(line, /^goal active · 2 left · \d+ unmet · drift 4\/5 ! · 1h 0[45]m · make the greeting print twice\n$/)
+    assert.match(
+      line,
+      /^goal active · 2 left · \d+ unmet · drift 4\/5 ! · 1h 0[45]m · make the greeting print twice\n$/,
+    )
   })
 
   test('each status reads as itself, on exactly one line', () => {
@@ -148,7 +187,11 @@ describe('statusline', () => {
   test('the status line command that install writes runs the native executable', () => {
     const { command } = claudeStatusLineOp(root).value
     assert.match(command, /native\/goal-hook statusline/)
-    const res = spawnSync('sh', ['-c', command], { input: statusPayload('active'), encoding: 'utf8', env: { ...state.env, ...pinned() } })
+    const res = spawnSync('sh', ['-c', command], {
+      input: statusPayload('active'),
+      encoding: 'utf8',
+      env: { ...state.env, ...pinned() },
+    })
     assert.equal(res.stdout, native('active'))
   })
 
@@ -168,7 +211,21 @@ describe('statusline', () => {
 
 /** A goal with a long history: drift warnings and a denial, blocked stops, a refused close, updates, the close. */
 function buildHistory(state, session) {
-  userOk(state, ['open', '--session', session, '--cwd', CWD, '--objective', 'make the <greeting> print "hello" twice', '--requirement', 'R1: prints hello twice', '--requirement', 'R2: exits zero', '--remaining', 'edit greet.sh'])
+  userOk(state, [
+    'open',
+    '--session',
+    session,
+    '--cwd',
+    CWD,
+    '--objective',
+    'make the <greeting> print "hello" twice',
+    '--requirement',
+    'R1: prints hello twice',
+    '--requirement',
+    'R2: exits zero',
+    '--remaining',
+    'edit greet.sh',
+  ])
   for (let round = 0; round < 4; round++) {
     for (let i = 0; i < 3; i++) tool(state, session, 'view', { path: `src/part${round}-${i}.sh` })
     assert.match(preTool(state, session, 'view', { path: 'src/more.sh' }).stdout, /additionalContext/) // drift warning
@@ -182,7 +239,15 @@ function buildHistory(state, session) {
   }
   const refused = run(state, ['close', '--session', session])
   assert.equal(refused.code, 1)
-  ok(state, ['update', '--session', session, '--no-remaining', ...EVIDENCE, '--coverage', 'R2: exits zero, checked by test_exit'])
+  ok(state, [
+    'update',
+    '--session',
+    session,
+    '--no-remaining',
+    ...EVIDENCE,
+    '--coverage',
+    'R2: exits zero, checked by test_exit',
+  ])
   ok(state, ['close', '--session', session])
 }
 
@@ -212,12 +277,28 @@ describe('log', () => {
   test('--json lists every event with its kind and the gate condition by condition', () => {
     const out = JSON.parse(ok(state, ['log', '--json', '--session', 'hist']))
     const kinds = new Set(out.timeline.events.map((e) => e.kind))
-    for (const k of ['opened', 'updated', 'tool', 'drift-warning', 'drift-denied', 'stop-blocked', 'close-refused', 'closed']) assert.ok(kinds.has(k), k)
+    for (const k of [
+      'opened',
+      'updated',
+      'tool',
+      'drift-warning',
+      'drift-denied',
+      'stop-blocked',
+      'close-refused',
+      'closed',
+    ])
+      assert.ok(kinds.has(k), k)
     const toolKinds = new Set(out.timeline.events.filter((e) => e.kind === 'tool').map((e) => e.toolKind))
     assert.deepEqual([...toolKinds].sort(), ['action', 'inspection', 'verification'])
-    assert.ok(out.checklist.every((c) => c.met), JSON.stringify(out.checklist.filter((c) => !c.met)))
+    assert.ok(
+      out.checklist.every((c) => c.met),
+      JSON.stringify(out.checklist.filter((c) => !c.met)),
+    )
     const times = out.timeline.events.map((e) => e.atMs)
-    assert.deepEqual(times, [...times].sort((a, b) => a - b))
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+    )
   })
 
   test('an unknown goal is refused with exit 1', () => {
@@ -234,7 +315,19 @@ describe('report', () => {
     chromium = ensureChromium()
     state = tempState()
     buildHistory(state, 'report')
-    userOk(state, ['open', '--session', 'open-report', '--cwd', CWD, '--objective', 'still going', '--requirement', 'R1: <b>escaped</b>', '--remaining', 'write docs'])
+    userOk(state, [
+      'open',
+      '--session',
+      'open-report',
+      '--cwd',
+      CWD,
+      '--objective',
+      'still going',
+      '--requirement',
+      'R1: <b>escaped</b>',
+      '--remaining',
+      'write docs',
+    ])
     tool(state, 'open-report', 'view', { path: 'README.md' })
   })
   after(() => state.cleanup())
@@ -270,14 +363,28 @@ describe('report', () => {
       })`,
     })
     assert.deepEqual(page.consoleErrors, [])
-    assert.deepEqual(page.requests.filter((u) => u !== pathToFileURL(file).href), [])
+    assert.deepEqual(
+      page.requests.filter((u) => u !== pathToFileURL(file).href),
+      [],
+    )
     const dom = JSON.parse(page.probe)
     assert.equal(dom.gate, 11)
     assert.equal(dom.met, 11)
     assert.equal(dom.svg, true)
     assert.equal(dom.ticks, 20)
-    for (const kind of ['ev-opened', 'ev-updated', 'ev-drift-warning', 'ev-drift-denied', 'ev-stop-blocked', 'ev-close-refused', 'ev-closed']) {
-      assert.ok(dom.marks.some((c) => c.includes(kind)), kind)
+    for (const kind of [
+      'ev-opened',
+      'ev-updated',
+      'ev-drift-warning',
+      'ev-drift-denied',
+      'ev-stop-blocked',
+      'ev-close-refused',
+      'ev-closed',
+    ]) {
+      assert.ok(
+        dom.marks.some((c) => c.includes(kind)),
+        kind,
+      )
     }
     assert.equal(dom.rows, 40) // every audit line and tool call of the goal
     assert.equal(dom.requirements, 2)

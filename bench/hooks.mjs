@@ -14,7 +14,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const addon = createRequire(import.meta.url)(join(root, 'index.js'))
 const iterations = Number(process.argv[2] ?? 60)
 const home = mkdtempSync(join(tmpdir(), 'goal-bench-'))
-const env = { ...process.env, HOME: home, GOAL_SYSTEM_STATE_ROOT: join(home, '.copilot', 'session-state', 'goal-system') }
+const env = {
+  ...process.env,
+  HOME: home,
+  GOAL_SYSTEM_STATE_ROOT: join(home, '.copilot', 'session-state', 'goal-system'),
+}
 process.env.GOAL_SYSTEM_STATE_ROOT = env.GOAL_SYSTEM_STATE_ROOT
 
 const sessionId = 'bench-session'
@@ -24,7 +28,14 @@ addon.openGoalSync({ sessionId, cwd }, { objective: 'benchmark the hooks', remai
 const hook = join(root, 'hooks', 'goal-context.sh')
 const payloads = {
   preToolUse: { sessionId, cwd, timestamp: 0, toolName: 'bash', toolArgs: { command: 'cargo test' } },
-  postToolUse: { sessionId, cwd, timestamp: 0, toolName: 'bash', toolArgs: { command: 'cargo test' }, toolResult: { resultType: 'success', textResultForLlm: 'ok' } },
+  postToolUse: {
+    sessionId,
+    cwd,
+    timestamp: 0,
+    toolName: 'bash',
+    toolArgs: { command: 'cargo test' },
+    toolResult: { resultType: 'success', textResultForLlm: 'ok' },
+  },
   agentStop: { sessionId, cwd, timestamp: 0, stopReason: 'end_turn', stop_hook_active: false },
 }
 const cases = [
@@ -60,6 +71,11 @@ console.log(`hook round trip, ${iterations} interleaved runs each (ms)`)
 console.log('case'.padEnd(20), 'median'.padStart(8), 'p95'.padStart(8), 'node/x'.padStart(8))
 for (const [name] of cases) {
   const { median, p95 } = stat(times[name])
-  console.log(name.padEnd(20), median.toFixed(2).padStart(8), p95.toFixed(2).padStart(8), (node / median).toFixed(1).padStart(8))
+  console.log(
+    name.padEnd(20),
+    median.toFixed(2).padStart(8),
+    p95.toFixed(2).padStart(8),
+    (node / median).toFixed(1).padStart(8),
+  )
 }
 rmSync(home, { recursive: true, force: true })

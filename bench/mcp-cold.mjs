@@ -24,7 +24,10 @@ mkdirSync(cwd)
 function coldStart(server) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [server], { env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot }, stdio: ['pipe', 'pipe', 'ignore'] })
+    const child = spawn(process.execPath, [server], {
+      env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    })
     const send = (msg) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...msg }) + '\n')
     let buf = ''
     child.stdout.on('data', (d) => {
@@ -38,7 +41,11 @@ function coldStart(server) {
           send({ method: 'notifications/initialized' })
           send({ id: 2, method: 'tools/list' })
         } else if (msg.id === 2) {
-          send({ id: 3, method: 'tools/call', params: { name: 'goal_system_status', arguments: { sessionId: 'bench-cold', cwd } } })
+          send({
+            id: 3,
+            method: 'tools/call',
+            params: { name: 'goal_system_status', arguments: { sessionId: 'bench-cold', cwd } },
+          })
         } else if (msg.id === 3) {
           const ms = performance.now() - t0
           child.kill()
@@ -47,7 +54,11 @@ function coldStart(server) {
       }
     })
     child.on('error', reject)
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } })
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+    })
   })
 }
 
@@ -73,5 +84,7 @@ const bare = median(times[cases.length - 1])
 console.log(`MCP cold start (spawn, initialize, tools/list, one status), median of ${N}:`)
 for (const [k, [name]] of cases.entries()) {
   const m = median(times[k])
-  console.log(`  ${name.padEnd(48)} ${m.toFixed(1).padStart(7)} ms   ${(m / floor).toFixed(2)}x floor   ${(m / bare).toFixed(2)}x node -e 0`)
+  console.log(
+    `  ${name.padEnd(48)} ${m.toFixed(1).padStart(7)} ms   ${(m / floor).toFixed(2)}x floor   ${(m / bare).toFixed(2)}x node -e 0`,
+  )
 }

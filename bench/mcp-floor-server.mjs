@@ -17,8 +17,17 @@ process.stdin.on('data', (chunk) => {
     if (!line.trim()) continue
     const req = JSON.parse(line)
     if (req.id === undefined) continue
-    if (req.method === 'initialize') send({ id: req.id, result: { protocolVersion: req.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'floor', version: '0' } } })
-    else if (req.method === 'tools/list') send({ id: req.id, result: { tools: [{ name: 'goal_system_status', inputSchema: { type: 'object' } }] } })
+    if (req.method === 'initialize')
+      send({
+        id: req.id,
+        result: {
+          protocolVersion: req.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'floor', version: '0' },
+        },
+      })
+    else if (req.method === 'tools/list')
+      send({ id: req.id, result: { tools: [{ name: 'goal_system_status', inputSchema: { type: 'object' } }] } })
     else if (req.method === 'tools/call') {
       const { sessionId, cwd } = req.params.arguments
       const r = addon.goalStatusSync({ sessionId, cwd })

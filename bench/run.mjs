@@ -10,11 +10,23 @@ const steps = [
   ['Copilot CLI shell hook (native)', process.execPath, [join(here, 'hooks.mjs')]],
   ['VS Code / Claude hook runner (Node)', process.execPath, [join(here, 'hook-runner.mjs')]],
   ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
-  ['Context board: what reading it adds to a hook', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_board']],
+  [
+    'Context board: what reading it adds to a hook',
+    'cargo',
+    ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_board'],
+  ],
   ['Claude Code status line (native)', process.execPath, [join(here, 'statusline.mjs')]],
   ['MCP cold start', process.execPath, [join(here, 'mcp-cold.mjs')]],
-  ['Store: durable update and continuation lookup', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store']],
-  ['Redaction throughput at 1, 10 and 100 MB', 'cargo', ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_redact']],
+  [
+    'Store: durable update and continuation lookup',
+    'cargo',
+    ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store'],
+  ],
+  [
+    'Redaction throughput at 1, 10 and 100 MB',
+    'cargo',
+    ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_redact'],
+  ],
 ]
 for (const [title, cmd, args] of steps) {
   console.log(`\n== ${title}`)

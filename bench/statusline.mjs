@@ -28,12 +28,32 @@ process.env.GOAL_SYSTEM_STATE_ROOT = stateRoot // runHook reads the environment
 const env = { ...process.env }
 const sessionId = 'bench-statusline'
 const addon = createRequire(import.meta.url)('../index.js')
-addon.openGoalSync({ sessionId, cwd, stateRoot }, { objective: 'benchmark the status line', remaining: ['measure', 'report'], requirements: ['R1: fast'] })
+addon.openGoalSync(
+  { sessionId, cwd, stateRoot },
+  { objective: 'benchmark the status line', remaining: ['measure', 'report'], requirements: ['R1: fast'] },
+)
 // A full tool history window, as after an hour of work.
 for (let i = 0; i < 60; i++) {
-  addon.runHook('claude', 'PostToolUse', JSON.stringify({ session_id: sessionId, cwd, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: `src/f${i}.rs` }, tool_response: 'ok' }))
+  addon.runHook(
+    'claude',
+    'PostToolUse',
+    JSON.stringify({
+      session_id: sessionId,
+      cwd,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Read',
+      tool_input: { file_path: `src/f${i}.rs` },
+      tool_response: 'ok',
+    }),
+  )
 }
-const payload = JSON.stringify({ session_id: sessionId, cwd, transcript_path: join(base, 't.jsonl'), model: { id: 'm', display_name: 'M' }, workspace: { current_dir: cwd, project_dir: cwd } })
+const payload = JSON.stringify({
+  session_id: sessionId,
+  cwd,
+  transcript_path: join(base, 't.jsonl'),
+  model: { id: 'm', display_name: 'M' },
+  workspace: { current_dir: cwd, project_dir: cwd },
+})
 
 function timeSpawn(cmd, args, input, expectLine) {
   const t0 = process.hrtime.bigint()
@@ -50,7 +70,8 @@ const cases = {
   'goal-hook statusline': () => timeSpawn(native, ['statusline'], payload, true),
   'installed command (sh -c)': () => timeSpawn('sh', ['-c', claudeStatusLineOp(ROOT).value.command], payload, true),
   'node -e 0': () => timeSpawn(process.execPath, ['-e', '0'], ''),
-  'goal-system statusline': () => timeSpawn(process.execPath, [join(ROOT, 'bin', 'goal-system.mjs'), 'statusline'], payload, true),
+  'goal-system statusline': () =>
+    timeSpawn(process.execPath, [join(ROOT, 'bin', 'goal-system.mjs'), 'statusline'], payload, true),
 }
 const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]))
 for (const run of Object.values(cases)) run() // warm the page cache
@@ -63,10 +84,15 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((x, y) => x - y)
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]
 }
-const row = Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, { median: quantile(xs, 0.5), p95: quantile(xs, 0.95) }]))
-console.log(`status line, ${N} interleaved spawns each (Node ${process.version}, ${process.platform}-${process.arch})\n`)
+const row = Object.fromEntries(
+  Object.entries(samples).map(([name, xs]) => [name, { median: quantile(xs, 0.5), p95: quantile(xs, 0.95) }]),
+)
+console.log(
+  `status line, ${N} interleaved spawns each (Node ${process.version}, ${process.platform}-${process.arch})\n`,
+)
 console.log('case                          median ms    p95 ms')
-for (const [name, r] of Object.entries(row)) console.log(`${name.padEnd(28)} ${r.median.toFixed(2).padStart(9)} ${r.p95.toFixed(2).padStart(9)}`)
+for (const [name, r] of Object.entries(row))
+  console.log(`${name.padEnd(28)} ${r.median.toFixed(2).padStart(9)} ${r.p95.toFixed(2).padStart(9)}`)
 const ratio = (a, b) => (row[a].median / row[b].median).toFixed(2)
 console.log(`\ngoal-hook statusline / /bin/true     median ${ratio('goal-hook statusline', '/bin/true')}`)
 console.log(`node -e 0 / goal-hook statusline     median ${ratio('node -e 0', 'goal-hook statusline')}`)

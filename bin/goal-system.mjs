@@ -8,7 +8,23 @@ import { readFileSync } from 'node:fs'
 
 import { didYouMean, makeIo } from '../lib/cli-ui.mjs'
 
-const COMMANDS = ['install', 'uninstall', 'doctor', 'list', 'status', 'show', 'log', 'report', 'open', 'update', 'close', 'budget', 'board', 'statusline', 'mcp']
+const COMMANDS = [
+  'install',
+  'uninstall',
+  'doctor',
+  'list',
+  'status',
+  'show',
+  'log',
+  'report',
+  'open',
+  'update',
+  'close',
+  'budget',
+  'board',
+  'statusline',
+  'mcp',
+]
 
 const io = makeIo()
 
@@ -64,7 +80,17 @@ async function main(argv) {
     io.out(help.STATUSLINE_HELP)
     return 0
   }
-  const helpText = { list: help.LIST_HELP, status: help.STATUS_HELP, show: help.SHOW_HELP, log: help.LOG_HELP, report: help.REPORT_HELP, open: help.OPEN_HELP, update: help.UPDATE_HELP, close: help.CLOSE_HELP, budget: help.BUDGET_HELP }
+  const helpText = {
+    list: help.LIST_HELP,
+    status: help.STATUS_HELP,
+    show: help.SHOW_HELP,
+    log: help.LOG_HELP,
+    report: help.REPORT_HELP,
+    open: help.OPEN_HELP,
+    update: help.UPDATE_HELP,
+    close: help.CLOSE_HELP,
+    budget: help.BUDGET_HELP,
+  }
   return runGoalCommand(cmd, rest, io, helpText[cmd])
 }
 

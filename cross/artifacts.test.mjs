@@ -26,10 +26,14 @@ for (const p of PLATFORMS) {
       if (p.id.startsWith('linux')) assert.deepEqual(manifest.libc, [p.musl ? 'musl' : 'glibc'])
       assert.deepEqual([...manifest.files].sort(), [`goal-system.${p.id}.node`, 'goal-hook'].sort())
       assert.equal(manifest.main, `goal-system.${p.id}.node`)
-      for (const f of manifest.files) assert.ok(existsSync(join(npmDir(p.id), f)), `npm/${p.id}/${f} is built (npm run build:all)`)
+      for (const f of manifest.files)
+        assert.ok(existsSync(join(npmDir(p.id), f)), `npm/${p.id}/${f} is built (npm run build:all)`)
     })
 
-    for (const [what, file] of [['addon', addonOf(p.id)], ['hook', hookOf(p.id)]]) {
+    for (const [what, file] of [
+      ['addon', addonOf(p.id)],
+      ['hook', hookOf(p.id)],
+    ]) {
       test(`the ${what} is a ${arch} ${p.macos ? 'Mach-O' : 'ELF'} file`, () => {
         const info = binaryInfo(file)
         assert.equal(info.format, p.macos ? 'macho' : 'elf')

@@ -49,24 +49,44 @@ after(() => rmSync(base, { recursive: true, force: true }))
 
 test('the tarball holds only what a user needs', () => {
   const files = packed.main.files.map((f) => f.path)
-  const allowed = /^(index\.js|index\.d\.ts|extension\.mjs|package\.json|LICENSE|README\.md|CHANGELOG\.md|(hooks|skills|adapters|bin|lib)\/.+)$/
-  assert.deepEqual(files.filter((f) => !allowed.test(f)), [])
-  for (const f of ['index.js', 'bin/goal-system.mjs', 'hooks/hooks.json', 'adapters/vscode-chat/hook-runner.mjs', 'LICENSE']) {
+  const allowed =
+    /^(index\.js|index\.d\.ts|extension\.mjs|package\.json|LICENSE|README\.md|CHANGELOG\.md|(hooks|skills|adapters|bin|lib)\/.+)$/
+  assert.deepEqual(
+    files.filter((f) => !allowed.test(f)),
+    [],
+  )
+  for (const f of [
+    'index.js',
+    'bin/goal-system.mjs',
+    'hooks/hooks.json',
+    'adapters/vscode-chat/hook-runner.mjs',
+    'LICENSE',
+  ]) {
     assert.ok(files.includes(f), `${f} is packed`)
   }
   assert.ok(!files.some((f) => f.endsWith('.node') || f.startsWith('native/')), 'no binary in the main package')
-  assert.deepEqual(packed.platform.files.map((f) => f.path).sort(), [`goal-system.${platformId()}.node`, 'goal-hook', 'package.json', 'README.md'].sort())
+  assert.deepEqual(
+    packed.platform.files.map((f) => f.path).sort(),
+    [`goal-system.${platformId()}.node`, 'goal-hook', 'package.json', 'README.md'].sort(),
+  )
 })
 
 test('installed with no Rust on PATH: no build runs, install, doctor and a hook round trip work', () => {
   const rust = sh('sh', ['-c', 'command -v cargo || command -v rustc'])
   assert.ok(rust.status !== 0 && rust.stdout === '', `no cargo or rustc on PATH: ${rust.stdout}`)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }))
-  const inst = sh('npm', ['install', '--no-audit', '--no-fund', join(base, packed.main.filename), join(base, packed.platform.filename)], { cwd: app })
+  const inst = sh(
+    'npm',
+    ['install', '--no-audit', '--no-fund', join(base, packed.main.filename), join(base, packed.platform.filename)],
+    { cwd: app },
+  )
   assert.equal(inst.status, 0, inst.stderr)
   const pkg = join(app, 'node_modules', 'goal-system')
   assert.ok(!existsSync(join(pkg, 'target')) && !existsSync(join(pkg, 'native')), 'nothing was built')
-  assert.ok(!existsSync(join(app, 'node_modules', '@github', 'copilot-sdk')), 'the Copilot SDK (an optional peer) is not installed')
+  assert.ok(
+    !existsSync(join(app, 'node_modules', '@github', 'copilot-sdk')),
+    'the Copilot SDK (an optional peer) is not installed',
+  )
 
   const install = sh('npx', ['--no-install', 'goal-system', 'install'], { cwd: app })
   assert.equal(install.status, 0, install.stdout + install.stderr)
@@ -80,17 +100,24 @@ test('installed with no Rust on PATH: no build runs, install, doctor and a hook 
 
   // Claude Code's installed hooks: /goal opens a draft, a stop is then blocked.
   const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'))
-  const command = (event) => settings.hooks[event].flatMap((g) => g.hooks).find((h) => h.command.includes('goal-hook')).command
+  const command = (event) =>
+    settings.hooks[event].flatMap((g) => g.hooks).find((h) => h.command.includes('goal-hook')).command
   assert.ok(command('Stop').includes(`"${hook}" --host claude Stop`), command('Stop'))
   const cwd = join(base, 'proj')
   mkdirSync(cwd)
   const send = (event, payload) => {
-    const r = sh('/bin/sh', ['-c', command(event)], { input: JSON.stringify({ session_id: 'new-user', cwd, hook_event_name: event, ...payload }), cwd })
+    const r = sh('/bin/sh', ['-c', command(event)], {
+      input: JSON.stringify({ session_id: 'new-user', cwd, hook_event_name: event, ...payload }),
+      cwd,
+    })
     assert.equal(r.status, 0, r.stderr)
     assert.equal(r.stderr, '', 'the native hook answered (no fallback)')
     return JSON.parse(r.stdout)
   }
-  assert.match(send('UserPromptSubmit', { prompt: '/goal ship the greeting' }).hookSpecificOutput.additionalContext, /opened draft goal/)
+  assert.match(
+    send('UserPromptSubmit', { prompt: '/goal ship the greeting' }).hookSpecificOutput.additionalContext,
+    /opened draft goal/,
+  )
   assert.equal(send('Stop', { stop_hook_active: false }).decision, 'block')
   const goals = readdirSync(join(home, '.copilot', 'session-state', 'goal-system', 'by-session'))
   assert.deepEqual(goals, ['new-user.json'])

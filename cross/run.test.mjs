@@ -43,7 +43,8 @@ function events(cwd) {
 
 const ids = () => {
   const seen = new Map()
-  return (t) => t.replace(/goal-[0-9a-f]{20}/g, (id) => seen.get(id) ?? (seen.set(id, `goal-#${seen.size + 1}`), seen.get(id)))
+  return (t) =>
+    t.replace(/goal-[0-9a-f]{20}/g, (id) => seen.get(id) ?? (seen.set(id, `goal-#${seen.size + 1}`), seen.get(id)))
 }
 
 /** Answers of `runOne(event, input, env)` over the session, ids named in order. */
@@ -68,7 +69,9 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
   test('the arm64 tools are here', () => assert.equal(arm64Missing(), null))
 
   test('the linux-arm64-gnu hook gives the same answers', () => {
-    const got = session((event, input, env) => qemu([hookOf('linux-arm64-gnu'), '--host', 'claude', event], { input, env }))
+    const got = session((event, input, env) =>
+      qemu([hookOf('linux-arm64-gnu'), '--host', 'claude', event], { input, env }),
+    )
     assert.deepEqual(got, expected)
   })
 
@@ -77,13 +80,18 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
     const version = qemu([node, '-p', 'process.arch + " " + process.version'])
     assert.equal(version.stdout.trim(), 'arm64 v20.20.2', version.stderr)
     const got = session((event, input, env) =>
-      qemu([node, RUNNER, 'claude', event], { input, env: { ...env, NAPI_RS_NATIVE_LIBRARY_PATH: addonOf('linux-arm64-gnu') } }),
+      qemu([node, RUNNER, 'claude', event], {
+        input,
+        env: { ...env, NAPI_RS_NATIVE_LIBRARY_PATH: addonOf('linux-arm64-gnu') },
+      }),
     )
     assert.deepEqual(got, expected)
   })
 
   test('the linux-arm64-musl hook (static) gives the same answers', () => {
-    const got = session((event, input, env) => spawn('qemu-aarch64', [hookOf('linux-arm64-musl'), '--host', 'claude', event], input, env))
+    const got = session((event, input, env) =>
+      spawn('qemu-aarch64', [hookOf('linux-arm64-musl'), '--host', 'claude', event], input, env),
+    )
     assert.deepEqual(got, expected)
   })
 })
@@ -97,7 +105,9 @@ test('a hooks file whose native hook is the other architecture answers the same 
   const foreign = hookOf(process.arch === 'arm64' ? 'linux-x64-gnu' : 'linux-arm64-gnu')
   const template = hooksFiles()['adapters/claude/settings.hooks.json'].hooks
   const got = session((event, input, env) => {
-    const cmd = template[event][0].hooks[0].command.replaceAll('${GOAL_SYSTEM_HOOK}', foreign).replaceAll('${GOAL_SYSTEM_HOME}', root)
+    const cmd = template[event][0].hooks[0].command
+      .replaceAll('${GOAL_SYSTEM_HOOK}', foreign)
+      .replaceAll('${GOAL_SYSTEM_HOME}', root)
     const r = spawn('/bin/sh', ['-c', cmd], input, env)
     assert.match(r.stderr, /Exec format error|cannot execute/)
     return r

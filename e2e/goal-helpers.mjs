@@ -5,31 +5,31 @@
 // Nothing here decides a test: the suites assert on what the host did (the model server's request
 // log, the host's exit code and output, the state files).
 
-import fs from 'node:fs';
-import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { REPO_DIR, makeTempDir, hostUnavailableReason } from './hosts.mjs';
-import { startModelServer, messagesText, toolResults, userTexts, toolNames } from './model-server.mjs';
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { REPO_DIR, makeTempDir, hostUnavailableReason } from './hosts.mjs'
+import { startModelServer, messagesText, toolResults, userTexts, toolNames } from './model-server.mjs'
 
-export const KEEP = !!process.env.GOAL_E2E_KEEP; // keep temp folders for inspection
-export const INSTALLER = path.join(REPO_DIR, 'bin', 'goal-system.mjs');
+export const KEEP = !!process.env.GOAL_E2E_KEEP // keep temp folders for inspection
+export const INSTALLER = path.join(REPO_DIR, 'bin', 'goal-system.mjs')
 
 /** The objective used by the scenarios (issue 8 names it). */
-export const OBJECTIVE = 'make the greeting script print hello twice';
+export const OBJECTIVE = 'make the greeting script print hello twice'
 
 /** The four goal tools by bare name. */
-export const GOAL_TOOLS = ['goal_system_open', 'goal_system_status', 'goal_system_update', 'goal_system_close'];
+export const GOAL_TOOLS = ['goal_system_open', 'goal_system_status', 'goal_system_update', 'goal_system_close']
 /** Claude Code's names for them (project .mcp.json server "goalSystem"). */
-export const CLAUDE_GOAL_TOOL = (bare) => `mcp__goalSystem__${bare}`;
+export const CLAUDE_GOAL_TOOL = (bare) => `mcp__goalSystem__${bare}`
 
 // ---------------------------------------------------------------------------------------------
 // Test plumbing
 
 /** Skip reason for a host (GOAL_E2E_REQUIRE=1 turns a skip into a failure). */
 export function skipReason(host) {
-  const r = hostUnavailableReason(host);
-  if (r && process.env.GOAL_E2E_REQUIRE) throw new Error(r);
-  return r || false;
+  const r = hostUnavailableReason(host)
+  if (r && process.env.GOAL_E2E_REQUIRE) throw new Error(r)
+  return r || false
 }
 
 /**
@@ -37,26 +37,31 @@ export function skipReason(host) {
  * `cleanup` closes the server and removes the folder (unless GOAL_E2E_KEEP).
  */
 export async function setupRun(name, script, serverOpts) {
-  const root = makeTempDir(name);
-  const home = path.join(root, 'home');
-  const cwd = path.join(root, 'proj');
-  fs.mkdirSync(home, { recursive: true });
-  fs.mkdirSync(cwd, { recursive: true });
-  const server = await startModelServer(script, serverOpts);
+  const root = makeTempDir(name)
+  const home = path.join(root, 'home')
+  const cwd = path.join(root, 'proj')
+  fs.mkdirSync(home, { recursive: true })
+  fs.mkdirSync(cwd, { recursive: true })
+  const server = await startModelServer(script, serverOpts)
   const cleanup = async () => {
-    await server.close();
-    if (!KEEP) fs.rmSync(root, { recursive: true, force: true });
-  };
-  return { root, home, cwd, server, cleanup };
+    await server.close()
+    if (!KEEP) fs.rmSync(root, { recursive: true, force: true })
+  }
+  return { root, home, cwd, server, cleanup }
 }
 
 /** Last part of a host run's output, for assertion messages. */
 export function explain(r, server) {
-  const reqs = server ? server.modelRequests() : [];
-  const tail = reqs.slice(-3).map((q) => `#${q.index} reply=${JSON.stringify(q.reply).slice(0, 300)}`).join('\n');
-  return `\nexit ${r.code} signal ${r.signal} stoppedBy ${r.stoppedBy} ${r.durationMs} ms`
-    + `\nstdout:\n${(r.stdout || '').slice(-1500)}\nstderr:\n${(r.stderr || '').slice(-1500)}`
-    + `\nmodel requests: ${reqs.length}\n${tail}`;
+  const reqs = server ? server.modelRequests() : []
+  const tail = reqs
+    .slice(-3)
+    .map((q) => `#${q.index} reply=${JSON.stringify(q.reply).slice(0, 300)}`)
+    .join('\n')
+  return (
+    `\nexit ${r.code} signal ${r.signal} stoppedBy ${r.stoppedBy} ${r.durationMs} ms` +
+    `\nstdout:\n${(r.stdout || '').slice(-1500)}\nstderr:\n${(r.stderr || '').slice(-1500)}` +
+    `\nmodel requests: ${reqs.length}\n${tail}`
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -64,22 +69,26 @@ export function explain(r, server) {
 
 /** A greeting script for the scenarios: prints hello once (the goal is to make it print twice). */
 export function writeGreetingProject(cwd) {
-  fs.writeFileSync(path.join(cwd, 'greet.sh'), '#!/bin/sh\necho hello\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(cwd, 'greet.sh'), '#!/bin/sh\necho hello\n', { mode: 0o755 })
   // The project's test: the gate needs a passing verification after the last change, and
   // running the script alone is not one (it could do anything).
-  fs.writeFileSync(path.join(cwd, 'test.sh'), [
-    '#!/bin/sh',
-    'if [ "$(sh greet.sh)" = "$(printf \'hello\\nhello\')" ]; then echo "ok 1 - greet.sh prints hello twice"',
-    'else echo "not ok 1 - greet.sh prints hello twice"; exit 1; fi',
-    '',
-  ].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(cwd, 'test.sh'),
+    [
+      '#!/bin/sh',
+      'if [ "$(sh greet.sh)" = "$(printf \'hello\\nhello\')" ]; then echo "ok 1 - greet.sh prints hello twice"',
+      'else echo "not ok 1 - greet.sh prints hello twice"; exit 1; fi',
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  )
 }
 
 /** Run the script, then its test: what an honest agent does after the fix. */
-export const RUN_AND_TEST = 'sh greet.sh && sh test.sh';
+export const RUN_AND_TEST = 'sh greet.sh && sh test.sh'
 
 function readTemplate(rel) {
-  return fs.readFileSync(path.join(REPO_DIR, rel), 'utf8').replaceAll('${GOAL_SYSTEM_HOME}', REPO_DIR);
+  return fs.readFileSync(path.join(REPO_DIR, rel), 'utf8').replaceAll('${GOAL_SYSTEM_HOME}', REPO_DIR)
 }
 
 /** What a Copilot CLI install must leave in HOME (checked after either install method). */
@@ -88,7 +97,7 @@ export function copilotInstallFiles(home) {
     hooks: path.join(home, '.copilot', 'hooks', 'goal-system.json'),
     extension: path.join(home, '.copilot', 'extensions', 'goal-system', 'extension.mjs'),
     settings: path.join(home, '.copilot', 'settings.json'),
-  };
+  }
 }
 
 /** What a Claude Code install must leave in the project and HOME. */
@@ -97,7 +106,7 @@ export function claudeInstallFiles(home, project) {
     settings: path.join(project, '.claude', 'settings.json'),
     mcp: path.join(project, '.mcp.json'),
     userSettings: path.join(home, '.claude', 'settings.json'),
-  };
+  }
 }
 
 /** Run the real installer with HOME=home. Returns { ok, code, stdout, stderr }. */
@@ -107,12 +116,17 @@ export function runInstaller(home, args) {
     env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1' },
     encoding: 'utf8',
     timeout: 60_000,
-  });
-  return { ok: r.status === 0, code: r.status, stdout: r.stdout || '', stderr: (r.stderr || '') + (r.error ? String(r.error) : '') };
+  })
+  return {
+    ok: r.status === 0,
+    code: r.status,
+    stdout: r.stdout || '',
+    stderr: (r.stderr || '') + (r.error ? String(r.error) : ''),
+  }
 }
 
 function installLooksDone(files) {
-  return Object.values(files).every((p) => fs.existsSync(p));
+  return Object.values(files).every((p) => fs.existsSync(p))
 }
 
 /**
@@ -121,56 +135,80 @@ function installLooksDone(files) {
  * fails the test. Returns { method, note }.
  */
 export function installGoalSystem(host, { home, project }) {
-  const args = host === 'copilot' ? ['--copilot-cli'] : ['--claude', '--project', project];
-  const files = host === 'copilot' ? copilotInstallFiles(home) : claudeInstallFiles(home, project);
-  const r = runInstaller(home, args);
+  const args = host === 'copilot' ? ['--copilot-cli'] : ['--claude', '--project', project]
+  const files = host === 'copilot' ? copilotInstallFiles(home) : claudeInstallFiles(home, project)
+  const r = runInstaller(home, args)
   if (!r.ok || !installLooksDone(files)) {
-    throw new Error(`goal-system install ${args.join(' ')} ${r.ok ? 'left files missing' : `exited ${r.code}`}: ${(r.stderr || r.stdout).trim()}`);
+    throw new Error(
+      `goal-system install ${args.join(' ')} ${r.ok ? 'left files missing' : `exited ${r.code}`}: ${(r.stderr || r.stdout).trim()}`,
+    )
   }
-  return { method: 'installer', note: '' };
+  return { method: 'installer', note: '' }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Goal state (what the product persisted)
 
 export function goalStateRoot(home) {
-  return path.join(home, '.copilot', 'session-state', 'goal-system');
+  return path.join(home, '.copilot', 'session-state', 'goal-system')
 }
 
 /** The goal record of a session (by-session/<id>.json), or null. */
 export function readGoal(home, sessionId) {
-  if (!sessionId) return null;
-  try { return JSON.parse(fs.readFileSync(path.join(goalStateRoot(home), 'by-session', `${sessionId}.json`), 'utf8')); } catch { return null; }
+  if (!sessionId) return null
+  try {
+    return JSON.parse(fs.readFileSync(path.join(goalStateRoot(home), 'by-session', `${sessionId}.json`), 'utf8'))
+  } catch {
+    return null
+  }
 }
 
 /** Every goal record under by-session/ ([] when none). */
 export function listGoals(home) {
-  const dir = path.join(goalStateRoot(home), 'by-session');
-  let names = [];
-  try { names = fs.readdirSync(dir).filter((f) => f.endsWith('.json')); } catch { return []; }
-  return names.map((f) => { try { return JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')); } catch { return { file: f, corrupt: true }; } });
+  const dir = path.join(goalStateRoot(home), 'by-session')
+  let names = []
+  try {
+    names = fs.readdirSync(dir).filter((f) => f.endsWith('.json'))
+  } catch {
+    return []
+  }
+  return names.map((f) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))
+    } catch {
+      return { file: f, corrupt: true }
+    }
+  })
 }
 
 /** audit.log lines (text), [] when missing. */
 export function readAudit(home) {
-  try { return fs.readFileSync(path.join(goalStateRoot(home), 'audit.log'), 'utf8').split('\n').filter(Boolean); } catch { return []; }
+  try {
+    return fs
+      .readFileSync(path.join(goalStateRoot(home), 'audit.log'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+  } catch {
+    return []
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading requests
 
-export { messagesText, toolResults, userTexts, toolNames };
+export { messagesText, toolResults, userTexts, toolNames }
 
 /**
  * Every tool call the scripted model made, in order: [{ req (the request it answered), id, name,
  * args }]. pred(name, args) filters.
  */
 export function modelCalls(server, pred = () => true) {
-  const out = [];
+  const out = []
   for (const req of server.modelRequests()) {
-    for (const c of req.reply?.toolCalls || []) if (pred(c.name, c.args)) out.push({ req, id: c.id, name: c.name, args: c.args });
+    for (const c of req.reply?.toolCalls || [])
+      if (pred(c.name, c.args)) out.push({ req, id: c.id, name: c.name, args: c.args })
   }
-  return out;
+  return out
 }
 
 /**
@@ -178,39 +216,47 @@ export function modelCalls(server, pred = () => true) {
  * history holds that call's result. Returns { text, isError, req } or null (never answered).
  */
 export function resultOf(server, call) {
-  if (!call) return null;
-  const alt = `toolu_${String(call.id).replace(/^call_/, '')}`;
+  if (!call) return null
+  const alt = `toolu_${String(call.id).replace(/^call_/, '')}`
   for (const req of server.modelRequests()) {
-    if (req.index <= call.req.index) continue;
-    const hit = toolResults(req.body).find((x) => x.id === call.id || x.id === alt);
-    if (hit) return { text: hit.text, isError: hit.isError, req };
+    if (req.index <= call.req.index) continue
+    const hit = toolResults(req.body).find((x) => x.id === call.id || x.id === alt)
+    if (hit) return { text: hit.text, isError: hit.isError, req }
   }
-  return null;
+  return null
 }
 
 /** The model request that came right after `req` (null if none). */
 export function nextRequest(server, req) {
-  return server.modelRequests().find((q) => q.index > req.index) || null;
+  return server.modelRequests().find((q) => q.index > req.index) || null
 }
 
 /** The `sessionId "<id>", cwd "<cwd>"` the goal-system hook context shows, from a request. */
 export function callerFromContext(body) {
-  const text = messagesText(body);
-  const m = text.match(/sessionId\s+("(?:[^"\\]|\\.)*"),\s*cwd\s+("(?:[^"\\]|\\.)*")/);
-  if (!m) return null;
-  try { return { sessionId: JSON.parse(m[1]), cwd: JSON.parse(m[2]) }; } catch { return null; }
+  const text = messagesText(body)
+  const m = text.match(/sessionId\s+("(?:[^"\\]|\\.)*"),\s*cwd\s+("(?:[^"\\]|\\.)*")/)
+  if (!m) return null
+  try {
+    return { sessionId: JSON.parse(m[1]), cwd: JSON.parse(m[2]) }
+  } catch {
+    return null
+  }
 }
 
 /** Claude Code puts its session id in metadata.user_id (a JSON string). */
 export function claudeSessionFromMetadata(body) {
-  try { return JSON.parse(body.metadata.user_id).session_id || null; } catch { return null; }
+  try {
+    return JSON.parse(body.metadata.user_id).session_id || null
+  } catch {
+    return null
+  }
 }
 
 /** Claude Code's built-in /goal asks the model to judge its stop condition (no tools). */
 export function isClaudeGoalEvaluator(entry) {
-  const sys = entry?.body?.system;
-  const text = Array.isArray(sys) ? sys.map((s) => s.text || '').join('\n') : String(sys || '');
-  return /evaluating a stop-condition hook/.test(text);
+  const sys = entry?.body?.system
+  const text = Array.isArray(sys) ? sys.map((s) => s.text || '').join('\n') : String(sys || '')
+  return /evaluating a stop-condition hook/.test(text)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,7 +274,7 @@ export function honestEvidence() {
     completionAudit: ['R1 checked: greet.sh output is hello twice'],
     remaining: [],
     blockers: [],
-  };
+  }
 }
 
 /**
@@ -236,26 +282,32 @@ export function honestEvidence() {
  * message (or the tool results) and the scripted reply.
  */
 export function transcript(server, width = 400) {
-  const short = (s) => String(s).replace(/\s+/g, ' ').slice(0, width);
-  return server.modelRequests().map((q) => {
-    const msgs = q.body?.messages || [];
-    const last = msgs.at(-1);
-    const results = toolResults({ messages: [last].filter(Boolean) });
-    const seen = results.length ? results.map((x) => `result${x.isError ? '(error)' : ''}: ${short(x.text)}`).join(' | ')
-      : `${last?.role}: ${short(typeof last?.content === 'string' ? last.content : messagesText({ messages: [last] }))}`;
-    const reply = q.reply?.toolCalls?.length ? q.reply.toolCalls.map((c) => `${c.name}(${short(JSON.stringify(c.args)).slice(0, 120)})`).join(', ') : `text: ${short(q.reply?.text ?? '')}`;
-    return `#${q.index} <- ${seen}\n    -> ${reply}`;
-  }).join('\n');
+  const short = (s) => String(s).replace(/\s+/g, ' ').slice(0, width)
+  return server
+    .modelRequests()
+    .map((q) => {
+      const msgs = q.body?.messages || []
+      const last = msgs.at(-1)
+      const results = toolResults({ messages: [last].filter(Boolean) })
+      const seen = results.length
+        ? results.map((x) => `result${x.isError ? '(error)' : ''}: ${short(x.text)}`).join(' | ')
+        : `${last?.role}: ${short(typeof last?.content === 'string' ? last.content : messagesText({ messages: [last] }))}`
+      const reply = q.reply?.toolCalls?.length
+        ? q.reply.toolCalls.map((c) => `${c.name}(${short(JSON.stringify(c.args)).slice(0, 120)})`).join(', ')
+        : `text: ${short(q.reply?.text ?? '')}`
+      return `#${q.index} <- ${seen}\n    -> ${reply}`
+    })
+    .join('\n')
 }
 
 /** GOAL_E2E_DEBUG=<folder>: write the run's transcript to <folder>/<name>.txt; returns the path. */
 export function debugDump(name, server, extra = '') {
-  const dir = process.env.GOAL_E2E_DEBUG;
-  if (!dir) return null;
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${name}.txt`);
-  fs.writeFileSync(file, `${transcript(server, 1200)}\n${extra}`);
-  return file;
+  const dir = process.env.GOAL_E2E_DEBUG
+  if (!dir) return null
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `${name}.txt`)
+  fs.writeFileSync(file, `${transcript(server, 1200)}\n${extra}`)
+  return file
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,8 +315,8 @@ export function debugDump(name, server, extra = '') {
 
 /** Does greet.sh in `cwd` print hello twice (the objective really met)? */
 export function greetingFixed(cwd) {
-  const r = spawnSync('sh', ['greet.sh'], { cwd, encoding: 'utf8', timeout: 10_000 });
-  return r.status === 0 && r.stdout === 'hello\nhello\n';
+  const r = spawnSync('sh', ['greet.sh'], { cwd, encoding: 'utf8', timeout: 10_000 })
+  return r.status === 0 && r.stdout === 'hello\nhello\n'
 }
 
 /**
@@ -280,10 +332,16 @@ export function claudeServerOpts(cwd, extra = {}) {
   return {
     consume: (e) => !isClaudeGoalEvaluator(e),
     sideReply: (e) => {
-      if (!isClaudeGoalEvaluator(e)) return null;
-      const ok = greetingFixed(typeof cwd === 'function' ? cwd() : cwd);
-      return { text: JSON.stringify(ok ? { ok: true, reason: 'sh greet.sh prints hello twice' } : { ok: false, reason: 'insufficient evidence in transcript' }) };
+      if (!isClaudeGoalEvaluator(e)) return null
+      const ok = greetingFixed(typeof cwd === 'function' ? cwd() : cwd)
+      return {
+        text: JSON.stringify(
+          ok
+            ? { ok: true, reason: 'sh greet.sh prints hello twice' }
+            : { ok: false, reason: 'insufficient evidence in transcript' },
+        ),
+      }
     },
     ...extra,
-  };
+  }
 }

@@ -11,47 +11,55 @@
 // prefix each; `npm run test:e2e` installs what is missing first), or from $GOAL_E2E_HOSTS_DIR
 // (a folder with node_modules/) when set.
 
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
-import { HOST_PACKAGES, hostPrefix, hostVersion } from './install-hosts.mjs';
+import { HOST_PACKAGES, hostPrefix, hostVersion } from './install-hosts.mjs'
 
-export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
-export const REPO_DIR = path.resolve(E2E_DIR, '..');
-const NETNS_RUN = path.join(E2E_DIR, 'netns-run.mjs');
+export const E2E_DIR = path.dirname(fileURLToPath(import.meta.url))
+export const REPO_DIR = path.resolve(E2E_DIR, '..')
+const NETNS_RUN = path.join(E2E_DIR, 'netns-run.mjs')
 
 /** Fake credentials: clearly not secrets. */
-export const DUMMY_API_KEY = 'e2e-dummy-not-a-key';
+export const DUMMY_API_KEY = 'e2e-dummy-not-a-key'
 
 /** Shared Copilot package cache: the first run unpacks ~235 MB there, later runs reuse it. */
-export const COPILOT_PKG_CACHE = process.env.GOAL_E2E_COPILOT_CACHE
-  || path.join(os.tmpdir(), 'e2e-copilot-pkg-cache');
+export const COPILOT_PKG_CACHE = process.env.GOAL_E2E_COPILOT_CACHE || path.join(os.tmpdir(), 'e2e-copilot-pkg-cache')
 
 // ---------------------------------------------------------------------------------------------
 // Locating the binaries
 
 /** Where `host` is looked for: $GOAL_E2E_HOSTS_DIR when set, else its pinned version's cache prefix. */
 function searchRoots(host) {
-  const extra = process.env.GOAL_E2E_HOSTS_DIR;
-  if (extra) return [path.join(extra, 'node_modules'), extra];
-  return [path.join(hostPrefix(host, hostVersion(host)), 'node_modules')];
+  const extra = process.env.GOAL_E2E_HOSTS_DIR
+  if (extra) return [path.join(extra, 'node_modules'), extra]
+  return [path.join(hostPrefix(host, hostVersion(host)), 'node_modules')]
 }
 
 function isMusl() {
-  if (process.platform !== 'linux') return false;
-  const r = process.report?.getReport?.();
-  return !!r && r.header?.glibcVersionRuntime === undefined;
+  if (process.platform !== 'linux') return false
+  const r = process.report?.getReport?.()
+  return !!r && r.header?.glibcVersionRuntime === undefined
 }
 
 function readVersion(pkgDir) {
-  try { return JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version; } catch { return null; }
+  try {
+    return JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version
+  } catch {
+    return null
+  }
 }
 
 function isRealBinary(p) {
-  try { const st = fs.statSync(p); return st.isFile() && st.size > 1_000_000; } catch { return false; }
+  try {
+    const st = fs.statSync(p)
+    return st.isFile() && st.size > 1_000_000
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -59,42 +67,52 @@ function isRealBinary(p) {
  * The native platform binaries are used directly (no Node wrapper process).
  */
 export function resolveHost(host) {
-  const arch = process.arch;
-  const plat = process.platform;
-  const candidates = host === 'copilot'
-    ? [
-      ...(isMusl() ? [`@github/copilot-linuxmusl-${arch}/copilot`] : []),
-      `@github/copilot-${plat}-${arch}/copilot`,
-    ]
-    : host === 'claude'
-      ? [
-        `@anthropic-ai/claude-code-${plat}-${arch}${isMusl() ? '-musl' : ''}/claude`,
-        '@anthropic-ai/claude-code/bin/claude.exe',
-      ]
-      : [];
+  const arch = process.arch
+  const plat = process.platform
+  const candidates =
+    host === 'copilot'
+      ? [...(isMusl() ? [`@github/copilot-linuxmusl-${arch}/copilot`] : []), `@github/copilot-${plat}-${arch}/copilot`]
+      : host === 'claude'
+        ? [
+            `@anthropic-ai/claude-code-${plat}-${arch}${isMusl() ? '-musl' : ''}/claude`,
+            '@anthropic-ai/claude-code/bin/claude.exe',
+          ]
+        : []
   for (const root of searchRoots(host)) {
     for (const rel of candidates) {
-      const bin = path.join(root, rel);
+      const bin = path.join(root, rel)
       if (isRealBinary(bin)) {
-        const pkgDir = path.dirname(bin).endsWith(`${path.sep}bin`) ? path.dirname(path.dirname(bin)) : path.dirname(bin);
-        return { bin, version: readVersion(pkgDir), pkgDir };
+        const pkgDir = path.dirname(bin).endsWith(`${path.sep}bin`)
+          ? path.dirname(path.dirname(bin))
+          : path.dirname(bin)
+        return { bin, version: readVersion(pkgDir), pkgDir }
       }
     }
   }
-  return null;
+  return null
 }
 
 /** Why a host cannot run here (for test skips), or null when it can. */
 export function hostUnavailableReason(host) {
-  if (process.platform !== 'linux') return 'e2e hosts run only on Linux (network namespaces)';
-  const onPath = (cmd) => (process.env.PATH || '').split(':').concat(['/usr/sbin', '/sbin', '/usr/bin', '/bin'])
-    .some((d) => { try { fs.accessSync(path.join(d, cmd), fs.constants.X_OK); return true; } catch { return false; } });
-  if (!onPath('unshare')) return 'unshare (util-linux) not found: needed for the loopback-only namespace';
-  if (!onPath('ip')) return 'ip (iproute2) not found: needed to bring loopback up in the namespace';
+  if (process.platform !== 'linux') return 'e2e hosts run only on Linux (network namespaces)'
+  const onPath = (cmd) =>
+    (process.env.PATH || '')
+      .split(':')
+      .concat(['/usr/sbin', '/sbin', '/usr/bin', '/bin'])
+      .some((d) => {
+        try {
+          fs.accessSync(path.join(d, cmd), fs.constants.X_OK)
+          return true
+        } catch {
+          return false
+        }
+      })
+  if (!onPath('unshare')) return 'unshare (util-linux) not found: needed for the loopback-only namespace'
+  if (!onPath('ip')) return 'ip (iproute2) not found: needed to bring loopback up in the namespace'
   if (!resolveHost(host)) {
-    return `${host} ${HOST_PACKAGES[host] ? hostVersion(host) : ''} not installed: run node e2e/install-hosts.mjs (npm run test:e2e does), or set GOAL_E2E_HOSTS_DIR to a folder with node_modules/ holding it`;
+    return `${host} ${HOST_PACKAGES[host] ? hostVersion(host) : ''} not installed: run node e2e/install-hosts.mjs (npm run test:e2e does), or set GOAL_E2E_HOSTS_DIR to a folder with node_modules/ holding it`
   }
-  return null;
+  return null
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -102,9 +120,9 @@ export function hostUnavailableReason(host) {
 
 /** A fresh temp folder /tmp/e2e-<prefix>-XXXX (or under $GOAL_E2E_TMP). */
 export function makeTempDir(prefix = 'run') {
-  const base = process.env.GOAL_E2E_TMP || os.tmpdir();
-  fs.mkdirSync(base, { recursive: true });
-  return fs.mkdtempSync(path.join(base, `e2e-${prefix}-`));
+  const base = process.env.GOAL_E2E_TMP || os.tmpdir()
+  fs.mkdirSync(base, { recursive: true })
+  return fs.mkdtempSync(path.join(base, `e2e-${prefix}-`))
 }
 
 /** Create HOME with its tmp/cache/config folders; returns the folder paths. */
@@ -116,9 +134,9 @@ export function prepareHome(home) {
     config: path.join(home, '.config'),
     data: path.join(home, '.local', 'share'),
     state: path.join(home, '.local', 'state'),
-  };
-  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-  return dirs;
+  }
+  for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true })
+  return dirs
 }
 
 function baseEnv(dirs) {
@@ -141,97 +159,151 @@ function baseEnv(dirs) {
     // No proxies: everything goes to 127.0.0.1.
     NO_PROXY: '*',
     no_proxy: '*',
-  };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Running a command inside the namespace
 
 function nsPrefix() {
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
   return [
     'unshare',
     ...(isRoot ? [] : ['--map-root-user']),
-    '--net', '--pid', '--fork', '--kill-child=SIGTERM', '--mount-proc',
-  ];
+    '--net',
+    '--pid',
+    '--fork',
+    '--kill-child=SIGTERM',
+    '--mount-proc',
+  ]
 }
 
 function groupAlive(pgid) {
-  try { process.kill(-pgid, 0); return true; } catch { return false; }
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Spawn `bin args` in a loopback-only namespace with the relay to `server` (a startModelServer
  * result, or null). Resolves { code, signal, stdout, stderr, timedOut, stoppedBy, durationMs }.
  * poll: optional async () => boolean, called every pollMs; true ends the run (stoppedBy 'stopWhen').
  */
-export async function runIsolated({ bin, args = [], cwd, env, server, timeoutMs = 60_000, poll, pollMs = 250, graceMs = 3000 }) {
-  if (process.platform !== 'linux') throw new Error('runIsolated needs Linux');
-  const relay = server && server.socketPath ? ['--relay', `${server.port}=${server.socketPath}`] : [];
-  const prefix = nsPrefix();
-  const argv = [...prefix.slice(1), process.execPath, NETNS_RUN, ...relay, '--', bin, ...args];
-  const started = Date.now();
+export async function runIsolated({
+  bin,
+  args = [],
+  cwd,
+  env,
+  server,
+  timeoutMs = 60_000,
+  poll,
+  pollMs = 250,
+  graceMs = 3000,
+}) {
+  if (process.platform !== 'linux') throw new Error('runIsolated needs Linux')
+  const relay = server && server.socketPath ? ['--relay', `${server.port}=${server.socketPath}`] : []
+  const prefix = nsPrefix()
+  const argv = [...prefix.slice(1), process.execPath, NETNS_RUN, ...relay, '--', bin, ...args]
+  const started = Date.now()
   const child = spawn(prefix[0], argv, {
     cwd,
     env,
     detached: true, // own process group: we kill the group
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const pgid = child.pid;
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  })
+  const pgid = child.pid
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    stdout += d
+  })
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d
+  })
 
-  let stoppedBy = null;
+  let stoppedBy = null
   const exited = new Promise((resolve) => {
-    child.on('error', (err) => { stderr += `\n[e2e] spawn error: ${err.message}`; resolve({ code: null, signal: null }); });
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
+    child.on('error', (err) => {
+      stderr += `\n[e2e] spawn error: ${err.message}`
+      resolve({ code: null, signal: null })
+    })
+    child.on('exit', (code, signal) => resolve({ code, signal }))
+  })
 
   async function stop(reason) {
-    if (stoppedBy) return;
-    stoppedBy = reason;
-    try { process.kill(-pgid, 'SIGTERM'); } catch { /* gone */ }
-    const until = Date.now() + graceMs;
-    while (groupAlive(pgid) && Date.now() < until) await sleep(50);
-    if (groupAlive(pgid)) { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ } }
+    if (stoppedBy) return
+    stoppedBy = reason
+    try {
+      process.kill(-pgid, 'SIGTERM')
+    } catch {
+      /* gone */
+    }
+    const until = Date.now() + graceMs
+    while (groupAlive(pgid) && Date.now() < until) await sleep(50)
+    if (groupAlive(pgid)) {
+      try {
+        process.kill(-pgid, 'SIGKILL')
+      } catch {
+        /* gone */
+      }
+    }
   }
 
-  const timer = setTimeout(() => { stop('timeout'); }, timeoutMs);
-  let polling = true;
+  const timer = setTimeout(() => {
+    stop('timeout')
+  }, timeoutMs)
+  let polling = true
   const poller = (async () => {
-    if (!poll) return;
+    if (!poll) return
     while (polling) {
-      await sleep(pollMs);
-      if (!polling) break;
-      let hit = false;
-      try { hit = await poll(); } catch { hit = false; }
-      if (hit && polling) { await stop('stopWhen'); break; }
+      await sleep(pollMs)
+      if (!polling) break
+      let hit = false
+      try {
+        hit = await poll()
+      } catch {
+        hit = false
+      }
+      if (hit && polling) {
+        await stop('stopWhen')
+        break
+      }
     }
-  })();
+  })()
 
-  const { code, signal } = await exited;
-  polling = false;
-  clearTimeout(timer);
+  const { code, signal } = await exited
+  polling = false
+  clearTimeout(timer)
   // Make sure nothing of the run survives (the PID namespace dies with its PID 1 anyway).
-  const until = Date.now() + graceMs;
-  while (groupAlive(pgid) && Date.now() < until) await sleep(50);
-  if (groupAlive(pgid)) { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ } }
-  await poller;
+  const until = Date.now() + graceMs
+  while (groupAlive(pgid) && Date.now() < until) await sleep(50)
+  if (groupAlive(pgid)) {
+    try {
+      process.kill(-pgid, 'SIGKILL')
+    } catch {
+      /* gone */
+    }
+  }
+  await poller
   // Let the pipes drain.
   await Promise.race([
     Promise.all([new Promise((r) => child.stdout.once('close', r)), new Promise((r) => child.stderr.once('close', r))]),
     sleep(1000),
-  ]);
+  ])
   return {
-    code, signal, stdout, stderr,
+    code,
+    signal,
+    stdout,
+    stderr,
     timedOut: stoppedBy === 'timeout',
     stoppedBy: stoppedBy || 'exit',
     durationMs: Date.now() - started,
-  };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,16 +328,28 @@ export async function runIsolated({ bin, args = [], cwd, env, server, timeoutMs 
  *        --trust-folder, so it implies trustFolder: false); by default the session id is found
  *        as the new folder under ~/.copilot/session-state
  */
-export async function runCopilot({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, stopWhen, args = [], trustFolder, sessionId, model = 'e2e-model' }) {
-  if (trustFolder === undefined) trustFolder = !sessionId;
-  if (trustFolder && sessionId) throw new Error('runCopilot: copilot refuses --session-id with --trust-folder');
-  const host = resolveHost('copilot');
-  if (!host) throw new Error(hostUnavailableReason('copilot'));
-  if (!server) throw new Error('runCopilot: server (startModelServer result) is required');
-  home = home || makeTempDir('copilot-home');
-  fs.mkdirSync(cwd, { recursive: true });
-  const dirs = prepareHome(home);
-  fs.mkdirSync(COPILOT_PKG_CACHE, { recursive: true });
+export async function runCopilot({
+  cwd,
+  home,
+  prompt,
+  server,
+  env = {},
+  timeoutMs = 60_000,
+  stopWhen,
+  args = [],
+  trustFolder,
+  sessionId,
+  model = 'e2e-model',
+}) {
+  if (trustFolder === undefined) trustFolder = !sessionId
+  if (trustFolder && sessionId) throw new Error('runCopilot: copilot refuses --session-id with --trust-folder')
+  const host = resolveHost('copilot')
+  if (!host) throw new Error(hostUnavailableReason('copilot'))
+  if (!server) throw new Error('runCopilot: server (startModelServer result) is required')
+  home = home || makeTempDir('copilot-home')
+  fs.mkdirSync(cwd, { recursive: true })
+  const dirs = prepareHome(home)
+  fs.mkdirSync(COPILOT_PKG_CACHE, { recursive: true })
   const fullEnv = {
     ...baseEnv(dirs),
     COPILOT_OFFLINE: 'true',
@@ -276,39 +360,42 @@ export async function runCopilot({ cwd, home, prompt, server, env = {}, timeoutM
     COPILOT_MODEL: model,
     USE_TGREP: 'false',
     ...env,
-  };
+  }
   const argv = [
-    '-p', prompt,
+    '-p',
+    prompt,
     '--allow-all-tools',
     '--no-auto-update',
     ...(sessionId ? ['--session-id', sessionId] : []),
     ...(trustFolder ? ['--trust-folder'] : []),
     ...args,
-  ];
-  const stateRoot = path.join(home, '.copilot', 'session-state');
-  const before = new Set(listDirs(stateRoot));
+  ]
+  const stateRoot = path.join(home, '.copilot', 'session-state')
+  const before = new Set(listDirs(stateRoot))
   // The run's session: the given id, else the (first) session folder that appeared during the run.
   const findSession = () => {
-    if (sessionId) return sessionId;
-    const fresh = listDirs(stateRoot).filter((d) => !before.has(d) && fs.existsSync(path.join(stateRoot, d, 'events.jsonl')));
-    if (!fresh.length) return null;
-    fresh.sort((a, b) => statMtime(path.join(stateRoot, a)) - statMtime(path.join(stateRoot, b)));
-    return fresh[0];
-  };
-  let poll;
-  if (stopWhen) {
-    const started = Date.now();
-    const pred = stopWhen === 'task_complete' ? taskCompleteSettled() : stopWhen;
-    poll = async () => {
-      const id = findSession();
-      const dir = id ? path.join(stateRoot, id) : null;
-      const events = dir ? readEventsFile(path.join(dir, 'events.jsonl')) : [];
-      return pred({ events, sessionId: id, sessionDir: dir, elapsedMs: Date.now() - started });
-    };
+    if (sessionId) return sessionId
+    const fresh = listDirs(stateRoot).filter(
+      (d) => !before.has(d) && fs.existsSync(path.join(stateRoot, d, 'events.jsonl')),
+    )
+    if (!fresh.length) return null
+    fresh.sort((a, b) => statMtime(path.join(stateRoot, a)) - statMtime(path.join(stateRoot, b)))
+    return fresh[0]
   }
-  const res = await runIsolated({ bin: host.bin, args: argv, cwd, env: fullEnv, server, timeoutMs, poll });
-  const id = findSession();
-  const sessionDir = id ? path.join(stateRoot, id) : null;
+  let poll
+  if (stopWhen) {
+    const started = Date.now()
+    const pred = stopWhen === 'task_complete' ? taskCompleteSettled() : stopWhen
+    poll = async () => {
+      const id = findSession()
+      const dir = id ? path.join(stateRoot, id) : null
+      const events = dir ? readEventsFile(path.join(dir, 'events.jsonl')) : []
+      return pred({ events, sessionId: id, sessionDir: dir, elapsedMs: Date.now() - started })
+    }
+  }
+  const res = await runIsolated({ bin: host.bin, args: argv, cwd, env: fullEnv, server, timeoutMs, poll })
+  const id = findSession()
+  const sessionDir = id ? path.join(stateRoot, id) : null
   return {
     ...res,
     host: 'copilot',
@@ -317,7 +404,7 @@ export async function runCopilot({ cwd, home, prompt, server, env = {}, timeoutM
     sessionId: id,
     sessionDir,
     events: () => (sessionDir ? readEventsFile(path.join(sessionDir, 'events.jsonl')) : []),
-  };
+  }
 }
 
 /**
@@ -329,61 +416,97 @@ export async function runCopilot({ cwd, home, prompt, server, env = {}, timeoutM
  * back to interactive mode and waits for input for ever: it never exits by itself.)
  */
 export function taskCompleteSettled({ quietMs = 750, maxSettleMs = 10_000 } = {}) {
-  let seenAt = null;
-  let lastLen = -1;
-  let lastChange = 0;
+  let seenAt = null
+  let lastLen = -1
+  let lastChange = 0
   return ({ events }) => {
-    if (events.length !== lastLen) { lastLen = events.length; lastChange = Date.now(); }
-    const i = events.findIndex((e) => e.type === 'session.task_complete');
-    if (i < 0) return false;
-    if (seenAt === null) seenAt = Date.now();
-    const after = events.slice(i + 1);
-    if (after.some((e) => e.type === 'session.shutdown')) return true;
-    if (Date.now() - seenAt >= maxSettleMs) return true;
-    const open = new Set();
-    for (const e of after) {
-      if (e.type === 'hook.start') open.add(e.data?.hookInvocationId);
-      if (e.type === 'hook.end') open.delete(e.data?.hookInvocationId);
+    if (events.length !== lastLen) {
+      lastLen = events.length
+      lastChange = Date.now()
     }
-    return open.size === 0 && Date.now() - lastChange >= quietMs;
-  };
+    const i = events.findIndex((e) => e.type === 'session.task_complete')
+    if (i < 0) return false
+    if (seenAt === null) seenAt = Date.now()
+    const after = events.slice(i + 1)
+    if (after.some((e) => e.type === 'session.shutdown')) return true
+    if (Date.now() - seenAt >= maxSettleMs) return true
+    const open = new Set()
+    for (const e of after) {
+      if (e.type === 'hook.start') open.add(e.data?.hookInvocationId)
+      if (e.type === 'hook.end') open.delete(e.data?.hookInvocationId)
+    }
+    return open.size === 0 && Date.now() - lastChange >= quietMs
+  }
 }
 
 /** Copilot's persisted autopilot objective (`/goal X` = `/autopilot X`), or null. */
 export function readAutopilotObjective(home, sessionId) {
   try {
-    return JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'session-state', sessionId, 'autopilot-objective.json'), 'utf8'));
-  } catch { return null; }
+    return JSON.parse(
+      fs.readFileSync(path.join(home, '.copilot', 'session-state', sessionId, 'autopilot-objective.json'), 'utf8'),
+    )
+  } catch {
+    return null
+  }
 }
 
 function listDirs(dir) {
-  try { return fs.readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name); } catch { return []; }
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+  } catch {
+    return []
+  }
 }
 
-function statMtime(p) { try { return fs.statSync(p).mtimeMs; } catch { return 0; } }
+function statMtime(p) {
+  try {
+    return fs.statSync(p).mtimeMs
+  } catch {
+    return 0
+  }
+}
 
 /** Parse a JSONL file, skipping partial/bad lines. Missing file -> []. */
 export function readEventsFile(file) {
-  let text;
-  try { text = fs.readFileSync(file, 'utf8'); } catch { return []; }
-  const out = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try { out.push(JSON.parse(line)); } catch { /* partial last line */ }
+  let text
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return []
   }
-  return out;
+  const out = []
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      out.push(JSON.parse(line))
+    } catch {
+      /* partial last line */
+    }
+  }
+  return out
 }
 
 /** Copilot session events: for one session id, or all sessions under HOME (flattened). */
 export function readCopilotEvents(home, sessionId) {
-  const root = path.join(home, '.copilot', 'session-state');
-  const ids = sessionId ? [sessionId] : (() => { try { return fs.readdirSync(root); } catch { return []; } })();
-  return ids.flatMap((id) => readEventsFile(path.join(root, id, 'events.jsonl')));
+  const root = path.join(home, '.copilot', 'session-state')
+  const ids = sessionId
+    ? [sessionId]
+    : (() => {
+        try {
+          return fs.readdirSync(root)
+        } catch {
+          return []
+        }
+      })()
+  return ids.flatMap((id) => readEventsFile(path.join(root, id, 'events.jsonl')))
 }
 
 /** hook.start / hook.end events of a Copilot session. */
 export function copilotHookEvents(home, sessionId) {
-  return readCopilotEvents(home, sessionId).filter((e) => e.type === 'hook.start' || e.type === 'hook.end');
+  return readCopilotEvents(home, sessionId).filter((e) => e.type === 'hook.start' || e.type === 'hook.end')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -394,13 +517,22 @@ export function copilotHookEvents(home, sessionId) {
  * Default arguments: --output-format json --allowedTools Bash (replace them with defaultArgs).
  * @param {object} o  same as runCopilot, plus args (appended), defaultArgs
  */
-export async function runClaude({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [], defaultArgs = ['--output-format', 'json', '--allowedTools', 'Bash'] }) {
-  const host = resolveHost('claude');
-  if (!host) throw new Error(hostUnavailableReason('claude'));
-  if (!server) throw new Error('runClaude: server (startModelServer result) is required');
-  home = home || makeTempDir('claude-home');
-  fs.mkdirSync(cwd, { recursive: true });
-  const dirs = prepareHome(home);
+export async function runClaude({
+  cwd,
+  home,
+  prompt,
+  server,
+  env = {},
+  timeoutMs = 60_000,
+  args = [],
+  defaultArgs = ['--output-format', 'json', '--allowedTools', 'Bash'],
+}) {
+  const host = resolveHost('claude')
+  if (!host) throw new Error(hostUnavailableReason('claude'))
+  if (!server) throw new Error('runClaude: server (startModelServer result) is required')
+  home = home || makeTempDir('claude-home')
+  fs.mkdirSync(cwd, { recursive: true })
+  const dirs = prepareHome(home)
   const fullEnv = {
     ...baseEnv(dirs),
     ANTHROPIC_BASE_URL: server.url,
@@ -411,10 +543,14 @@ export async function runClaude({ cwd, home, prompt, server, env = {}, timeoutMs
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_TMPDIR: dirs.tmp,
     ...env,
-  };
-  const argv = ['-p', prompt, ...defaultArgs, ...args];
-  const res = await runIsolated({ bin: host.bin, args: argv, cwd, env: fullEnv, server, timeoutMs });
-  let json = null;
-  try { json = JSON.parse(res.stdout.trim().split('\n').pop()); } catch { /* not json */ }
-  return { ...res, host: 'claude', version: host.version, home, json };
+  }
+  const argv = ['-p', prompt, ...defaultArgs, ...args]
+  const res = await runIsolated({ bin: host.bin, args: argv, cwd, env: fullEnv, server, timeoutMs })
+  let json = null
+  try {
+    json = JSON.parse(res.stdout.trim().split('\n').pop())
+  } catch {
+    /* not json */
+  }
+  return { ...res, host: 'claude', version: host.version, home, json }
 }

@@ -6,79 +6,96 @@
 //
 // Cache: $GOAL_E2E_HOSTS_CACHE, else $XDG_CACHE_HOME/goal-system-e2e/hosts
 // (~/.cache/goal-system-e2e/hosts).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
 /** Host -> npm package and the pinned versions; the first is the default. */
 export const HOST_PACKAGES = {
   copilot: { name: '@github/copilot', versions: ['1.0.102'] },
   // 2.1.197 is what a plain install picks on Node 20; 2.1.330 is the current release.
   claude: { name: '@anthropic-ai/claude-code', versions: ['2.1.197', '2.1.330'] },
-};
+}
 
 export function hostsCacheDir(env = process.env) {
-  if (env.GOAL_E2E_HOSTS_CACHE) return path.resolve(env.GOAL_E2E_HOSTS_CACHE);
-  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(cache, 'goal-system-e2e', 'hosts');
+  if (env.GOAL_E2E_HOSTS_CACHE) return path.resolve(env.GOAL_E2E_HOSTS_CACHE)
+  const cache = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache')
+  return path.join(cache, 'goal-system-e2e', 'hosts')
 }
 
 /** The version of `host` a run uses: GOAL_E2E_<HOST>_VERSION, else the first pinned one. */
 export function hostVersion(host, env = process.env) {
-  return env[`GOAL_E2E_${host.toUpperCase()}_VERSION`] || HOST_PACKAGES[host].versions[0];
+  return env[`GOAL_E2E_${host.toUpperCase()}_VERSION`] || HOST_PACKAGES[host].versions[0]
 }
 
 /** The npm prefix holding one host version (its node_modules/ inside). */
 export function hostPrefix(host, version, env = process.env) {
-  const { name } = HOST_PACKAGES[host];
-  return path.join(hostsCacheDir(env), `${name.replace('/', '+')}@${version}`);
+  const { name } = HOST_PACKAGES[host]
+  return path.join(hostsCacheDir(env), `${name.replace('/', '+')}@${version}`)
 }
 
 function installedVersion(prefix, name) {
   try {
-    return JSON.parse(fs.readFileSync(path.join(prefix, 'node_modules', name, 'package.json'), 'utf8')).version;
+    return JSON.parse(fs.readFileSync(path.join(prefix, 'node_modules', name, 'package.json'), 'utf8')).version
   } catch {
-    return null;
+    return null
   }
 }
 
 /** Install every pinned host version that is missing. Returns [{ spec, prefix, installed, seconds }]. */
 export function installHosts(env = process.env) {
-  const done = [];
+  const done = []
   for (const [host, { name, versions }] of Object.entries(HOST_PACKAGES)) {
     for (const version of versions) {
-      const prefix = hostPrefix(host, version, env);
-      const spec = `${name}@${version}`;
+      const prefix = hostPrefix(host, version, env)
+      const spec = `${name}@${version}`
       if (installedVersion(prefix, name) === version) {
-        done.push({ spec, prefix, installed: false, seconds: 0 });
-        continue;
+        done.push({ spec, prefix, installed: false, seconds: 0 })
+        continue
       }
-      fs.mkdirSync(prefix, { recursive: true });
-      const started = Date.now();
+      fs.mkdirSync(prefix, { recursive: true })
+      const started = Date.now()
       // Newer Claude Code declares Node >= 22 but is a native binary: the engine
       // warning is harmless here.
-      const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false', spec], {
-        stdio: 'inherit',
-        env,
-      });
+      const r = spawnSync(
+        'npm',
+        [
+          'install',
+          '--prefix',
+          prefix,
+          '--no-save',
+          '--no-package-lock',
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+          '--engine-strict=false',
+          spec,
+        ],
+        {
+          stdio: 'inherit',
+          env,
+        },
+      )
       if (r.status !== 0 || installedVersion(prefix, name) !== version) {
-        throw new Error(`could not install ${spec} into ${prefix} (npm exit ${r.status ?? r.error?.message})`);
+        throw new Error(`could not install ${spec} into ${prefix} (npm exit ${r.status ?? r.error?.message})`)
       }
-      done.push({ spec, prefix, installed: true, seconds: Math.round((Date.now() - started) / 1000) });
+      done.push({ spec, prefix, installed: true, seconds: Math.round((Date.now() - started) / 1000) })
     }
   }
-  return done;
+  return done
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     for (const d of installHosts()) {
-      console.log(`e2e hosts: ${d.spec} ${d.installed ? `installed in ${d.seconds} s` : 'already installed'} (${d.prefix})`);
+      console.log(
+        `e2e hosts: ${d.spec} ${d.installed ? `installed in ${d.seconds} s` : 'already installed'} (${d.prefix})`,
+      )
     }
   } catch (err) {
-    console.error(`e2e hosts: ${err.message}`);
-    process.exit(1);
+    console.error(`e2e hosts: ${err.message}`)
+    process.exit(1)
   }
 }

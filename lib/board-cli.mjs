@@ -37,7 +37,13 @@ export function runBoardCommand(argv, io, help) {
   for (const w of result.warnings ?? []) io.err(`warning: ${w}`)
   if (opts.json) {
     const { text, ...data } = result
-    io.out(JSON.stringify(action === 'show' ? { ...data, items: undefined } : { ...data, found: undefined, message: text }, null, 2))
+    io.out(
+      JSON.stringify(
+        action === 'show' ? { ...data, items: undefined } : { ...data, found: undefined, message: text },
+        null,
+        2,
+      ),
+    )
     return EXIT.OK
   }
   io.out(action === 'list' ? listing(result) : result.text)
@@ -76,8 +82,20 @@ function listing(result) {
   const where = `Context board of ${result.repository} (branch ${result.branch})`
   if (!result.items.length) return `${where}: empty.`
   const head = ['SRC', 'NAME', 'DESCRIPTION', 'READS', 'SESSIONS', 'UPDATED']
-  const rows = result.items.map((i) => [i.src, i.name, i.description, String(i.readCount), String(i.count), i.updatedAt])
+  const rows = result.items.map((i) => [
+    i.src,
+    i.name,
+    i.description,
+    String(i.readCount),
+    String(i.count),
+    i.updatedAt,
+  ])
   const widths = head.map((h, n) => Math.max(h.length, ...rows.map((r) => r[n].length)))
   const line = (cells) => cells.map((c, n) => (n === cells.length - 1 ? c : c.padEnd(widths[n]))).join('  ')
-  return [`${where}: ${result.items.length} items.`, ...(result.notice ? [result.notice] : []), line(head), ...rows.map(line)].join('\n')
+  return [
+    `${where}: ${result.items.length} items.`,
+    ...(result.notice ? [result.notice] : []),
+    line(head),
+    ...rows.map(line),
+  ].join('\n')
 }

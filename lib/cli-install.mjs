@@ -4,7 +4,16 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
-import { EXIT, HOST_OPTIONS, loadAddon, parseOptions, refused, selectedHosts, stateError, usageError } from './cli-common.mjs'
+import {
+  EXIT,
+  HOST_OPTIONS,
+  loadAddon,
+  parseOptions,
+  refused,
+  selectedHosts,
+  stateError,
+  usageError,
+} from './cli-common.mjs'
 import { timeStamp } from './fs-safe.mjs'
 import { applyPlan, makePlan } from './install-plan.mjs'
 import { nativeHook } from './install-native.mjs'
@@ -48,7 +57,12 @@ export function runInstallCommand(mode, argv, io, help) {
   }
   let built
   try {
-    built = buildTargets({ hosts, project, env: process.env, copilotMcp: mode === 'uninstall' || Boolean(opts['copilot-mcp']) })
+    built = buildTargets({
+      hosts,
+      project,
+      env: process.env,
+      copilotMcp: mode === 'uninstall' || Boolean(opts['copilot-mcp']),
+    })
   } catch (err) {
     if (err instanceof PackageFileError) throw stateError(`goal-system ${mode}: ${err.message}`)
     throw err
@@ -82,7 +96,13 @@ export function runInstallCommand(mode, argv, io, help) {
   }
   const changed = plan.entries.filter((e) => ['create', 'update', 'remove'].includes(e.action)).length
   if (opts.json) {
-    io.out(JSON.stringify({ ...planJson(mode, plan, built, hosts, project, false), changed, backups: result.backups }, null, 2))
+    io.out(
+      JSON.stringify(
+        { ...planJson(mode, plan, built, hosts, project, false), changed, backups: result.backups },
+        null,
+        2,
+      ),
+    )
     return EXIT.OK
   }
   io.out(`${mode === 'install' ? 'Installed' : 'Uninstalled'}: ${changed} file(s) changed.`)
@@ -99,7 +119,13 @@ function planJson(mode, plan, built, hosts, project, dryRun) {
     hosts,
     project,
     package: PACKAGE_ROOT,
-    files: plan.entries.map((e) => ({ action: e.action, file: e.file, host: e.target.host, detail: e.detail ?? e.target.label, backup: e.backup ?? null })),
+    files: plan.entries.map((e) => ({
+      action: e.action,
+      file: e.file,
+      host: e.target.host,
+      detail: e.detail ?? e.target.label,
+      backup: e.backup ?? null,
+    })),
     manifest: { action: plan.manifest.action, file: plan.manifest.file },
     notes: mode === 'install' ? [...built.notes, ...missingPackageFiles(plan)] : [],
   }
@@ -113,12 +139,15 @@ function checkAddonLoads() {
   try {
     loadAddon().statePaths()
   } catch (err) {
-    throw stateError(`goal-system install: refusing to install: ${err.message.replace(/^the goal-system addon failed to load: /, 'the goal-system addon does not load: ')}`, [
-      'Without it no goal rule runs: every hook would only allow.',
-      'Install the package with npm on this machine (npm installs the platform package that carries the addon),',
-      'or in a clone build it first: npm run build. Then run goal-system install again.',
-      'Nothing was changed.',
-    ])
+    throw stateError(
+      `goal-system install: refusing to install: ${err.message.replace(/^the goal-system addon failed to load: /, 'the goal-system addon does not load: ')}`,
+      [
+        'Without it no goal rule runs: every hook would only allow.',
+        'Install the package with npm on this machine (npm installs the platform package that carries the addon),',
+        'or in a clone build it first: npm run build. Then run goal-system install again.',
+        'Nothing was changed.',
+      ],
+    )
   }
 }
 
@@ -128,14 +157,19 @@ function installFromStableCopy(argv, io) {
   try {
     copy = copyToStable(PACKAGE_ROOT)
   } catch (err) {
-    throw stateError(`goal-system install: this copy runs from npm's npx cache (${PACKAGE_ROOT}), which npm may clear at any time, and copying it to a stable folder failed: ${err.message}`, [
-      'Install the package for good instead: npm install -g goal-system, then run goal-system install.',
-      'Nothing was changed.',
-    ])
+    throw stateError(
+      `goal-system install: this copy runs from npm's npx cache (${PACKAGE_ROOT}), which npm may clear at any time, and copying it to a stable folder failed: ${err.message}`,
+      [
+        'Install the package for good instead: npm install -g goal-system, then run goal-system install.',
+        'Nothing was changed.',
+      ],
+    )
   }
   io.out(`goal-system install: this copy runs from npm's npx cache (${PACKAGE_ROOT}), which npm may clear at any time.`)
   io.out(`${copy.copied ? 'Copied the package to' : 'Using the copy already at'} ${copy.pkg}; installing from there.`)
-  const res = spawnSync(process.execPath, [path.join(copy.pkg, 'bin', 'goal-system.mjs'), 'install', ...argv], { stdio: 'inherit' })
+  const res = spawnSync(process.execPath, [path.join(copy.pkg, 'bin', 'goal-system.mjs'), 'install', ...argv], {
+    stdio: 'inherit',
+  })
   if (res.error) throw stateError(`goal-system install: could not run ${copy.pkg}: ${res.error.message}`)
   return res.status ?? EXIT.FAILED
 }
@@ -146,13 +180,20 @@ function printPlan(mode, plan, built, hosts, project, io, dryRun) {
   io.out(`package: ${PACKAGE_ROOT}`)
   if (mode === 'install') {
     const hook = nativeHook(PACKAGE_ROOT)
-    io.out(hook.source ? `native hook: ${hook.path} (${hook.source})` : `native hook: none for this platform; the hooks run through Node (slower)`)
-    if (npxNodeModules(PACKAGE_ROOT)) io.out(`warning: this copy runs from npm's npx cache; without --dry-run install copies it to a stable folder first`)
+    io.out(
+      hook.source
+        ? `native hook: ${hook.path} (${hook.source})`
+        : `native hook: none for this platform; the hooks run through Node (slower)`,
+    )
+    if (npxNodeModules(PACKAGE_ROOT))
+      io.out(
+        `warning: this copy runs from npm's npx cache; without --dry-run install copies it to a stable folder first`,
+      )
   }
   const lines = []
   for (const e of plan.entries) {
     lines.push(`  ${e.action.padEnd(9)} ${e.file}`)
-    const detail = e.action === 'keep' ? 'still needed by another install; left as is' : e.detail ?? e.target.label
+    const detail = e.action === 'keep' ? 'still needed by another install; left as is' : (e.detail ?? e.target.label)
     lines.push(`            ${detail}`)
   }
   const m = plan.manifest
@@ -168,5 +209,7 @@ function printPlan(mode, plan, built, hosts, project, io, dryRun) {
 function missingPackageFiles(plan) {
   const missing = new Set()
   for (const e of plan.entries) for (const f of e.target.requires) if (!fs.existsSync(f)) missing.add(f)
-  return [...missing].map((f) => `warning: ${f} is missing from the package; the host will fail to run it until it exists`)
+  return [...missing].map(
+    (f) => `warning: ${f} is missing from the package; the host will fail to run it until it exists`,
+  )
 }

@@ -6,7 +6,8 @@ import { styleText } from 'node:util'
 
 /** Colour on this stream? FORCE_COLOR (not 0) wins, then NO_COLOR, then a terminal. */
 export function colourEnabled(stream, env = process.env) {
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false'
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '')
+    return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false'
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
   return Boolean(stream?.isTTY) && env.TERM !== 'dumb'
 }
@@ -44,7 +45,8 @@ export function distance(a, b) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
     }
   }
   return d[a.length][b.length]

@@ -45,7 +45,14 @@ export function runChecks({ hosts = null, project = null, env = process.env } = 
     checkCommandOnPath('bash', 'Copilot CLI', 'install bash: the Copilot CLI hooks run it', ok, fail)
   }
   if (checkedHosts.size) checkNativeHook(ok, fail)
-  if (checkedHosts.size) checkCommandOnPath('node', 'general', 'install Node.js (>= 20.17) and put it on PATH: the MCP server and hook runner need it', ok, fail)
+  if (checkedHosts.size)
+    checkCommandOnPath(
+      'node',
+      'general',
+      'install Node.js (>= 20.17) and put it on PATH: the MCP server and hook runner need it',
+      ok,
+      fail,
+    )
   if (checkedHosts.has('vscode') || checkedHosts.has('claude')) checkHookRunner(ok, fail)
   for (const [host, scope] of pairs) checkWiring(host, scope, env, ok, fail)
   checkStateRoot(stateRoot ?? fallbackStateRoot(env, loc), ok, fail)
@@ -62,15 +69,28 @@ function wiringToCheck(manifestFile, hosts, project, ok, fail) {
       for (const opRec of Object.values(rec.ops ?? {})) for (const s of opRec.scopes ?? []) recorded.push([rec.host, s])
     }
   } catch (err) {
-    fail('general', `install manifest: ${err.message}`, `repair or delete ${manifestFile}, then run goal-system install`)
+    fail(
+      'general',
+      `install manifest: ${err.message}`,
+      `repair or delete ${manifestFile}, then run goal-system install`,
+    )
   }
   recorded = uniquePairs(recorded).filter(([h, s]) => (!hosts || hosts.includes(h)) && (!scope || s === scope))
   const wanted = hosts ?? (scope ? HOSTS : [])
   for (const h of wanted) if (!recorded.some(([rh]) => rh === h)) recorded.push([h, scope ?? 'user'])
   if (!recorded.length) {
-    fail('general', 'goal-system is not installed for any host', 'goal-system install (or --copilot-cli, --vscode, --claude)')
+    fail(
+      'general',
+      'goal-system is not installed for any host',
+      'goal-system install (or --copilot-cli, --vscode, --claude)',
+    )
   } else {
-    ok('general', `wiring checked for: ${uniquePairs(recorded).map(([h, s]) => `${HOST_LABELS[h]} (${s})`).join(', ')}`)
+    ok(
+      'general',
+      `wiring checked for: ${uniquePairs(recorded)
+        .map(([h, s]) => `${HOST_LABELS[h]} (${s})`)
+        .join(', ')}`,
+    )
   }
   return uniquePairs(recorded)
 }
@@ -88,7 +108,9 @@ function checkAddon(ok, fail) {
     const addon = loadAddon()
     const root = addon.statePaths().root
     const local = path.join(PACKAGE_ROOT, `goal-system.${platformId()}.node`)
-    const from = fs.existsSync(local) ? local : platformPackageDir(PACKAGE_ROOT) ?? path.join(PACKAGE_ROOT, 'index.js')
+    const from = fs.existsSync(local)
+      ? local
+      : (platformPackageDir(PACKAGE_ROOT) ?? path.join(PACKAGE_ROOT, 'index.js'))
     ok('general', `addon loads for ${platformId()} (${from})`)
     return root
   } catch (err) {
@@ -135,11 +157,20 @@ function answersAllow(command, args) {
 function checkNativeHook(ok, fail) {
   const { path: hook, source } = nativeHook(PACKAGE_ROOT)
   const rebuild = `reinstall the package with npm on this machine (goal-system-${platformId()} carries it), or npm run build in a clone`
-  if (!source) return fail('general', `no native hook for ${platformId()} (${hook} is missing): the hooks fall back to Node, slower`, rebuild)
+  if (!source)
+    return fail(
+      'general',
+      `no native hook for ${platformId()} (${hook} is missing): the hooks fall back to Node, slower`,
+      rebuild,
+    )
   try {
     fs.accessSync(hook, fs.constants.X_OK)
   } catch {
-    return fail('general', `native hook ${hook} is not executable (the hooks fall back to Node, slower)`, `chmod +x ${hook}`)
+    return fail(
+      'general',
+      `native hook ${hook} is not executable (the hooks fall back to Node, slower)`,
+      `chmod +x ${hook}`,
+    )
   }
   const problem = answersAllow(hook, ['--host', 'copilot-cli', 'preToolUse'])
   if (problem) fail('general', `native hook ${hook} ${problem} (the hooks fall back to Node, slower)`, rebuild)
@@ -162,12 +193,17 @@ function checkStateRoot(root, ok, fail) {
       fs.accessSync(parent, fs.constants.W_OK)
       ok('state', `state folder ${root} does not exist yet; it will be created (0700) on first use`)
     } catch {
-      fail('state', `state folder ${root} cannot be created: ${parent} is not writable`, `make ${parent} writable, or set GOAL_SYSTEM_STATE_ROOT`)
+      fail(
+        'state',
+        `state folder ${root} cannot be created: ${parent} is not writable`,
+        `make ${parent} writable, or set GOAL_SYSTEM_STATE_ROOT`,
+      )
     }
     return
   }
   const stat = fs.lstatSync(root)
-  if (!stat.isDirectory()) return fail('state', `state folder ${root} is not a folder`, `move it away; goal-system recreates the folder`)
+  if (!stat.isDirectory())
+    return fail('state', `state folder ${root} is not a folder`, `move it away; goal-system recreates the folder`)
   try {
     fs.accessSync(root, fs.constants.W_OK)
   } catch {
@@ -176,7 +212,11 @@ function checkStateRoot(root, ok, fail) {
   const loose = looseModes(root)
   if (loose.length) {
     const shown = loose.slice(0, 5).map(([p, m, want]) => `${p} (${m.toString(8)}, want ${want.toString(8)})`)
-    fail('state', `state files readable by others: ${shown.join(', ')}${loose.length > 5 ? ', ...' : ''}`, `chmod -R go-rwx ${root}`)
+    fail(
+      'state',
+      `state files readable by others: ${shown.join(', ')}${loose.length > 5 ? ', ...' : ''}`,
+      `chmod -R go-rwx ${root}`,
+    )
   } else {
     ok('state', `state folder ${root} is writable and private (0700 folders, 0600 files)`)
   }
@@ -246,7 +286,9 @@ function jsonProblems(target) {
       if (op.keepExisting && cur !== undefined && !op.recognize?.(cur)) continue // theirs: see statusLineAdvice
       if (cur === undefined) problems.push(`${op.path.join('.')} is missing`)
       else if (!deepEqual(cur, op.value)) {
-        problems.push(`${op.path.join('.')} is ${JSON.stringify(cur).slice(0, 200)}, expected ${JSON.stringify(op.value).slice(0, 200)}`)
+        problems.push(
+          `${op.path.join('.')} is ${JSON.stringify(cur).slice(0, 200)}, expected ${JSON.stringify(op.value).slice(0, 200)}`,
+        )
         problems.push(...missingReferences(JSON.stringify(cur)))
       }
     } else if (op.type === 'items') {
@@ -304,7 +346,8 @@ function hookProblems(value, op) {
 
 /** Absolute paths to goal-system scripts named in a text that do not exist. */
 function missingReferences(text) {
-  const re = /(?:[A-Za-z]:)?[\\/][^\s"'<>|]*?(?:goal-context\.sh|hook-runner\.mjs|mcp-server\.mjs|goal-hook|extension\.mjs)/g
+  const re =
+    /(?:[A-Za-z]:)?[\\/][^\s"'<>|]*?(?:goal-context\.sh|hook-runner\.mjs|mcp-server\.mjs|goal-hook|extension\.mjs)/g
   const missing = new Set()
   for (const m of text.matchAll(re)) if (!fs.existsSync(m[0])) missing.add(m[0])
   return [...missing].map((p) => `${p} does not exist`)

@@ -78,7 +78,10 @@ function fsyncDir(dir) {
 
 /** A compact UTC time stamp for backup names: 20261122T053500Z. */
 export function timeStamp(date = new Date()) {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 }
 
 /** The backup name for `file` in this run (never an existing file). */

@@ -5,10 +5,7 @@
 import { z } from 'zod'
 
 const list = (what) =>
-  z
-    .array(z.string())
-    .optional()
-    .describe(`${what} Appends; duplicates are ignored; nothing is ever removed.`)
+  z.array(z.string()).optional().describe(`${what} Appends; duplicates are ignored; nothing is ever removed.`)
 
 const queue = (what) =>
   z
@@ -46,7 +43,9 @@ export const recordFields = {
       }),
     )
     .optional()
-    .describe('How discovered issues evolved. Each names one discovered issue exactly and carries evidence; wildcards such as "all issues" are refused.'),
+    .describe(
+      'How discovered issues evolved. Each names one discovered issue exactly and carries evidence; wildcards such as "all issues" are refused.',
+    ),
   expectedGoalId: z
     .string()
     .optional()
@@ -59,11 +58,16 @@ const statusReason = z.string().optional().describe('The exact reason, for block
 export const toolShapes = {
   goal_system_open: {
     objective: z.string().describe('The objective, as the user stated it with /goal.'),
-    status: z.enum(['draft', 'active']).optional().describe('draft until inspected; active once work starts (default active).'),
+    status: z
+      .enum(['draft', 'active'])
+      .optional()
+      .describe('draft until inspected; active once work starts (default active).'),
     replace: z
       .boolean()
       .optional()
-      .describe('Replace an open goal with a different objective. Only when the user explicitly asked for a new objective.'),
+      .describe(
+        'Replace an open goal with a different objective. Only when the user explicitly asked for a new objective.',
+      ),
     tokenBudget: z.number().int().nonnegative().optional().describe('Optional token budget.'),
     ...recordFields,
   },
@@ -74,7 +78,9 @@ export const toolShapes = {
     status: z
       .string()
       .optional()
-      .describe('draft, active, or blocked (resumable; give statusReason). complete/cancelled go through goal_system_close.'),
+      .describe(
+        'draft, active, or blocked (resumable; give statusReason). complete/cancelled go through goal_system_close.',
+      ),
     statusReason,
     objective: z.string().optional().describe('Refine the wording while the goal is a draft.'),
     ...recordFields,
@@ -83,7 +89,10 @@ export const toolShapes = {
     status: z
       .enum(['complete', 'blocked', 'cancelled'])
       .describe('complete passes only through the completion gate; blocked and cancelled need the exact reason.'),
-    reason: z.string().optional().describe('The exact blocker or cancellation reason (required for blocked and cancelled).'),
+    reason: z
+      .string()
+      .optional()
+      .describe('The exact blocker or cancellation reason (required for blocked and cancelled).'),
     ...recordFields,
   },
 }
@@ -151,9 +160,13 @@ export function isRefusal(name, result) {
  * description, limits included, come from the core (`addon.contextBoardTool()`).
  */
 export const boardShape = {
-  command: z.enum(['get_board', 'get', 'add', 'prune']).describe('get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one.'),
+  command: z
+    .enum(['get_board', 'get', 'add', 'prune'])
+    .describe(
+      'get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one.',
+    ),
   src: z.enum(['agent', 'user']).optional().describe('get: whose item (as listed in the board).'),
-  name: z.string().optional().describe('get, add, prune: the item\'s short kebab-case name.'),
+  name: z.string().optional().describe("get, add, prune: the item's short kebab-case name."),
   description: z.string().optional().describe('add: a one-line summary shown in the board.'),
   context: z.string().optional().describe('add: the full reusable content (one fact, recipe or trap per item).'),
 }

@@ -72,13 +72,30 @@ const WRITE_OPTIONS = {
 
 export const GOAL_COMMAND_OPTIONS = {
   list: { ...COMMON, open: { type: 'boolean' }, all: { type: 'boolean' }, page: { type: 'string' } },
-  status: { ...COMMON, open: { type: 'boolean' }, all: { type: 'boolean' }, page: { type: 'string' }, watch: { type: 'boolean', short: 'w' }, interval: { type: 'string' } },
+  status: {
+    ...COMMON,
+    open: { type: 'boolean' },
+    all: { type: 'boolean' },
+    page: { type: 'string' },
+    watch: { type: 'boolean', short: 'w' },
+    interval: { type: 'string' },
+  },
   show: COMMON,
   log: COMMON,
   report: { session: { type: 'string' }, cwd: { type: 'string' }, output: { type: 'string', short: 'o' } },
   open: { ...WRITE_OPTIONS, objective: { type: 'string' }, draft: { type: 'boolean' }, replace: { type: 'boolean' } },
-  update: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' }, 'expected-goal-id': { type: 'string' } },
-  close: { ...WRITE_OPTIONS, status: { type: 'string' }, reason: { type: 'string' }, 'expected-goal-id': { type: 'string' } },
+  update: {
+    ...WRITE_OPTIONS,
+    status: { type: 'string' },
+    reason: { type: 'string' },
+    'expected-goal-id': { type: 'string' },
+  },
+  close: {
+    ...WRITE_OPTIONS,
+    status: { type: 'string' },
+    reason: { type: 'string' },
+    'expected-goal-id': { type: 'string' },
+  },
   budget: {
     session: { type: 'string' },
     cwd: { type: 'string' },
@@ -116,7 +133,9 @@ export function legacyJsonInput(cmd, argv, warn) {
 
 export function runGoalCommand(cmd, argv, io, help) {
   argv = legacyJsonInput(cmd, argv, io.err)
-  const opts = parseOptions(argv, GOAL_COMMAND_OPTIONS[cmd], { positionals: ['list', 'update', 'close', 'open', 'budget'].includes(cmd) ? 0 : 1 })
+  const opts = parseOptions(argv, GOAL_COMMAND_OPTIONS[cmd], {
+    positionals: ['list', 'update', 'close', 'open', 'budget'].includes(cmd) ? 0 : 1,
+  })
   if (opts.help) {
     io.out(help)
     return EXIT.OK
@@ -238,12 +257,23 @@ export function table(listings, paint = (style, text) => text) {
   ])
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
   const STATUS = 2
-  const colour = { active: 'green', draft: 'cyan', blocked: 'yellow', paused: 'yellow', budget_limited: 'yellow', complete: 'gray', cancelled: 'gray' }
+  const colour = {
+    active: 'green',
+    draft: 'cyan',
+    blocked: 'yellow',
+    paused: 'yellow',
+    budget_limited: 'yellow',
+    complete: 'gray',
+    cancelled: 'gray',
+  }
   const cell = (c, i, last) => {
     const padded = last ? c : c.padEnd(widths[i])
     return i === STATUS && colour[c] ? paint(colour[c], padded) : padded
   }
-  const line = (cells, styled = true) => cells.map((c, i) => (styled ? cell(c, i, i === cells.length - 1) : i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ')
+  const line = (cells, styled = true) =>
+    cells
+      .map((c, i) => (styled ? cell(c, i, i === cells.length - 1) : i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
   return [paint('bold', line(head, false)), ...rows.map((r) => line(r))].join('\n')
 }
 
@@ -283,7 +313,8 @@ function show(opts, cwd, io) {
   io.out(result.summary.trimEnd())
   if (!current) {
     io.out(`Note: session ${goal.sessionId} has moved on to goal ${status.goal?.id ?? '(none)'}; this one is history.`)
-    if (result.autopilot) io.out(`Copilot CLI autopilot objective: ${result.autopilot.objective} (status ${result.autopilot.status})`)
+    if (result.autopilot)
+      io.out(`Copilot CLI autopilot objective: ${result.autopilot.objective} (status ${result.autopilot.status})`)
   }
   return EXIT.OK
 }
@@ -299,7 +330,21 @@ function log(opts, cwd, io) {
   const result = call(() => addon.goalLog(listing.goal.id), 'log')
   if (opts.json) {
     const { goal, timeline, checklist, coverage, budget } = result
-    io.out(JSON.stringify({ id: goal.id, sessionId: goal.sessionId, status: listing.status, timeline, checklist, coverage, budget: budget ?? null }, null, 2))
+    io.out(
+      JSON.stringify(
+        {
+          id: goal.id,
+          sessionId: goal.sessionId,
+          status: listing.status,
+          timeline,
+          checklist,
+          coverage,
+          budget: budget ?? null,
+        },
+        null,
+        2,
+      ),
+    )
   } else io.out(result.text.trimEnd())
   return EXIT.OK
 }
@@ -351,7 +396,8 @@ const WATCH_EVENTS = 10
  */
 function watch(opts, cwd, io, stdout = process.stdout) {
   const seconds = opts.interval === undefined ? 2 : Number(opts.interval)
-  if (!Number.isFinite(seconds) || seconds < 0.1) throw usageError(`--interval: expected seconds (0.1 or more), got "${opts.interval}"`)
+  if (!Number.isFinite(seconds) || seconds < 0.1)
+    throw usageError(`--interval: expected seconds (0.1 or more), got "${opts.interval}"`)
   if (!stdout.isTTY) {
     io.out(watchScreen(opts, cwd))
     return EXIT.OK
@@ -405,7 +451,9 @@ function soleOpenGoal(addon, cwd) {
   if (!candidates.length) throw refused(`no session given and no open goal in ${cwd}; ${how}`)
   throw refused(
     `no session given and ${candidates.length} open goals in ${cwd}; name one: ${how}`,
-    candidates.map((c) => `${c.goal.id}  session ${c.goal.sessionId}  ${c.status}  ${clip(c.goal.objective ?? '', 80)}`),
+    candidates.map(
+      (c) => `${c.goal.id}  session ${c.goal.sessionId}  ${c.status}  ${clip(c.goal.objective ?? '', 80)}`,
+    ),
   )
 }
 
@@ -413,7 +461,10 @@ function soleOpenGoal(addon, cwd) {
 function resolveCaller(addon, cmd, opts, cwd) {
   const key = sessionFromFlagOrEnv(opts)
   if (!key) {
-    if (cmd === 'open') throw usageError('goal-system open: needs --session ID (or GOAL_SYSTEM_SESSION_ID, COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID)')
+    if (cmd === 'open')
+      throw usageError(
+        'goal-system open: needs --session ID (or GOAL_SYSTEM_SESSION_ID, COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID)',
+      )
     const only = soleOpenGoal(addon, cwd ?? process.cwd())
     return { caller: { sessionId: only.goal.sessionId, cwd: cwd ?? only.goal.cwd }, goalId: null }
   }
@@ -434,7 +485,8 @@ export function buildRequest(cmd, opts, readStdin = () => fs.readFileSync(0, 'ut
     } catch (err) {
       throw usageError(`--input-json: not valid JSON: ${err.message}`)
     }
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw usageError('--input-json: expected an object of fields')
+    if (request === null || typeof request !== 'object' || Array.isArray(request))
+      throw usageError('--input-json: expected an object of fields')
   }
   for (const [flag, values] of Object.entries(opts)) {
     const field = FIELD_ALIASES[flag] ?? (LIST_FIELDS.includes(flag) ? flag : null)
@@ -476,7 +528,8 @@ function budgetRequest(opts) {
   }
   const tokens = whole('tokens')
   const minutes = whole('minutes')
-  if (tokens === undefined && minutes === undefined) throw usageError('goal-system budget: needs --tokens N, --minutes M or --off')
+  if (tokens === undefined && minutes === undefined)
+    throw usageError('goal-system budget: needs --tokens N, --minutes M or --off')
   const request = {}
   if (tokens !== undefined) request.tokenBudget = tokens
   if (minutes !== undefined) request.timeBudgetSeconds = minutes * 60
@@ -490,7 +543,12 @@ function write(cmd, opts, cwd, io) {
   // The user's rights only in the user's own terminal; the rule is the core's.
   caller.role = addon.commandRole(Boolean(process.stdin.isTTY), Object.keys(process.env))
   if (goalId && request.expectedGoalId === undefined) request.expectedGoalId = goalId
-  const fn = { open: addon.openGoalSync, update: addon.updateGoalSync, budget: addon.updateGoalSync, close: addon.closeGoalSync }[cmd]
+  const fn = {
+    open: addon.openGoalSync,
+    update: addon.updateGoalSync,
+    budget: addon.updateGoalSync,
+    close: addon.closeGoalSync,
+  }[cmd]
   const result = call(() => fn(caller, request), cmd)
   const refusedClose = cmd === 'close' && !result.closed
   if (opts.json) {
@@ -504,7 +562,12 @@ function write(cmd, opts, cwd, io) {
     return EXIT.FAILED
   }
   if ((cmd === 'update' || cmd === 'budget') && result.changes?.length) io.out(`Changes: ${result.changes.join(', ')}`)
-  if (cmd === 'open') io.out(result.created ? `Opened goal ${result.goal.id} for session ${caller.sessionId}.` : `Goal ${result.goal.id} continues (same objective).`)
+  if (cmd === 'open')
+    io.out(
+      result.created
+        ? `Opened goal ${result.goal.id} for session ${caller.sessionId}.`
+        : `Goal ${result.goal.id} continues (same objective).`,
+    )
   io.out(result.summary.trimEnd())
   return EXIT.OK
 }

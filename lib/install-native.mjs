@@ -48,6 +48,7 @@ export function nativeHook(pkg) {
   const built = path.join(pkg, 'native', HOOK_FILE)
   if (fs.existsSync(built)) return { path: built, source: 'build' }
   const dir = platformPackageDir(pkg)
-  if (dir && fs.existsSync(path.join(dir, HOOK_FILE))) return { path: path.join(dir, HOOK_FILE), source: 'platform package' }
+  if (dir && fs.existsSync(path.join(dir, HOOK_FILE)))
+    return { path: path.join(dir, HOOK_FILE), source: 'platform package' }
   return { path: built, source: null }
 }

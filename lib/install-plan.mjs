@@ -190,7 +190,7 @@ function revertOp(next, op, opRec, emptied) {
   } else if (op.type === 'items') {
     const list = getIn(next, op.path)
     if (!Array.isArray(list)) return
-    const mine = new Set(opRec ? opRec.added ?? [] : op.items)
+    const mine = new Set(opRec ? (opRec.added ?? []) : op.items)
     const kept = list.filter((item) => !mine.has(item))
     if (kept.length === list.length) return
     setIn(next, op.path, kept)
@@ -216,7 +216,14 @@ function uninstallJson(target, text, record) {
   const original = done ? restoredText(rec, next) : null
   if (original !== null) {
     // Back to the file as it was: its original bytes, and the install's backup is no longer needed.
-    return { action: 'update', text: original, record: null, noBackup: true, dropBackup: rec.backup, detail: 'restored to its state before install' }
+    return {
+      action: 'update',
+      text: original,
+      record: null,
+      noBackup: true,
+      dropBackup: rec.backup,
+      detail: 'restored to its state before install',
+    }
   }
   return { action: 'update', text: editJsonc(text, current, next), record: record2 }
 }
@@ -237,7 +244,8 @@ function uninstallText(target, text, record) {
   const rec = record ? clone(record) : null
   if (rec && release(target, rec).length === 0) return { action: 'keep', record: rec }
   if (text === null) return { action: 'absent', record: null }
-  if (!text.includes(TEXT_MARKER)) return { action: 'skip', record: null, detail: 'not written by goal-system: left in place' }
+  if (!text.includes(TEXT_MARKER))
+    return { action: 'skip', record: null, detail: 'not written by goal-system: left in place' }
   return { action: 'remove', record: null, dirs: rec?.createdDirs ?? [] }
 }
 
@@ -286,7 +294,8 @@ export function makePlan(mode, targets, manifestFile, stamp) {
 }
 
 function planTarget(mode, target, text, record) {
-  if (mode === 'install') return target.kind === 'json' ? installJson(target, text, record) : installText(target, text, record)
+  if (mode === 'install')
+    return target.kind === 'json' ? installJson(target, text, record) : installText(target, text, record)
   return target.kind === 'json' ? uninstallJson(target, text, record) : uninstallText(target, text, record)
 }
 

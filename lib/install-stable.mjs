@@ -19,7 +19,8 @@ export function npxNodeModules(pkg) {
 export function stableRoot(env = process.env) {
   const home = env.HOME || env.USERPROFILE || os.homedir()
   if (env.GOAL_SYSTEM_INSTALL_DIR) return path.resolve(env.GOAL_SYSTEM_INSTALL_DIR)
-  if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'goal-system')
+  if (process.platform === 'win32')
+    return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'goal-system')
   return path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'goal-system')
 }
 

@@ -55,7 +55,9 @@ export function hostLocations(env = process.env) {
   const home = env.HOME || env.USERPROFILE || os.homedir()
   const copilotHome = env.COPILOT_HOME || path.join(home, '.copilot')
   const claudeDir = env.CLAUDE_CONFIG_DIR || path.join(home, '.claude')
-  const claudeJson = env.CLAUDE_CONFIG_DIR ? path.join(env.CLAUDE_CONFIG_DIR, '.claude.json') : path.join(home, '.claude.json')
+  const claudeJson = env.CLAUDE_CONFIG_DIR
+    ? path.join(env.CLAUDE_CONFIG_DIR, '.claude.json')
+    : path.join(home, '.claude.json')
   return {
     home,
     copilotHome,
@@ -69,7 +71,8 @@ export function hostLocations(env = process.env) {
 /** VS Code's user profile folder (stable build). */
 function vscodeUserDir(home, env) {
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Code', 'User')
-  if (process.platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Code', 'User')
+  if (process.platform === 'win32')
+    return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Code', 'User')
   return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Code', 'User')
 }
 
@@ -179,7 +182,11 @@ export function claudeStatusLineOp(pkg = PACKAGE_ROOT) {
     id: 'key:statusLine',
     type: 'key',
     path: ['statusLine'],
-    value: { type: 'command', command: `${native} statusline 2>/dev/null || node ${cli} statusline 2>/dev/null`, padding: 0 },
+    value: {
+      type: 'command',
+      command: `${native} statusline 2>/dev/null || node ${cli} statusline 2>/dev/null`,
+      padding: 0,
+    },
     recognize: (v) => isOurString(v?.command, pkg),
     keepExisting: true,
   }
@@ -199,7 +206,14 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
   const targets = []
   const notes = []
   const add = (host, file, props) =>
-    targets.push({ host, file, scope, requires: [], ops: props.kind === 'text' ? [{ id: 'file', type: 'file' }] : [], ...props })
+    targets.push({
+      host,
+      file,
+      scope,
+      requires: [],
+      ops: props.kind === 'text' ? [{ id: 'file', type: 'file' }] : [],
+      ...props,
+    })
   const mcpScript = path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')
   const hookRunner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
   const mcpKey = (keyPath, value) => ({
@@ -219,7 +233,13 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       dedicated: true,
       label: `Copilot CLI hooks: ${events.length} events run the native hook (Node fallback)`,
       ops: [
-        { id: 'key:version', type: 'key', path: ['version'], value: hooksTemplate.version ?? 1, recognize: (v) => v === 1 },
+        {
+          id: 'key:version',
+          type: 'key',
+          path: ['version'],
+          value: hooksTemplate.version ?? 1,
+          recognize: (v) => v === 1,
+        },
         { id: 'hooks', type: 'hooks', hooks: hooksTemplate.hooks },
       ],
       requires: [hookRunner],
@@ -251,7 +271,8 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       label: 'Copilot CLI skill "goal" (a copy of skills/goal/SKILL.md)',
       content: markdownCopy(pkg, 'skills/goal/SKILL.md'),
     })
-    if (project) notes.push(`Copilot CLI is installed at user level (${loc.copilotHome}); --project does not apply to it.`)
+    if (project)
+      notes.push(`Copilot CLI is installed at user level (${loc.copilotHome}); --project does not apply to it.`)
   }
 
   if (hosts.includes('vscode')) {
@@ -307,7 +328,12 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
     const server = templatePart(pkg, 'adapters/claude/mcp.json', ['mcpServers', MCP_SERVER_NAME])
     const userSettings = path.join(loc.claudeDir, 'settings.json')
     const hooksOp = { id: 'hooks', type: 'hooks', hooks }
-    const allowOp = { id: 'items:permissions.allow', type: 'items', path: ['permissions', 'allow'], items: CLAUDE_PERMISSIONS }
+    const allowOp = {
+      id: 'items:permissions.allow',
+      type: 'items',
+      path: ['permissions', 'allow'],
+      items: CLAUDE_PERMISSIONS,
+    }
     const statusOp = claudeStatusLineOp(pkg)
     const statusLabel = 'Claude Code statusLine: the goal line (native/goal-hook statusline), unless you have one'
     const hooksLabel = `Claude Code hooks: ${Object.keys(hooks).length} events run the native hook --host claude (Node fallback)`

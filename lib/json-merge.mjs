@@ -88,7 +88,8 @@ function diffInto(text, path, cur, nxt, fmt) {
   if (deepEqual(cur, nxt)) return text
   if (isPlainObject(cur) && isPlainObject(nxt)) {
     for (const key of Object.keys(cur)) if (!Object.hasOwn(nxt, key)) text = edit(text, [...path, key], undefined, fmt)
-    for (const key of Object.keys(cur)) if (Object.hasOwn(nxt, key)) text = diffInto(text, [...path, key], cur[key], nxt[key], fmt)
+    for (const key of Object.keys(cur))
+      if (Object.hasOwn(nxt, key)) text = diffInto(text, [...path, key], cur[key], nxt[key], fmt)
     for (const key of Object.keys(nxt)) if (!Object.hasOwn(cur, key)) text = edit(text, [...path, key], nxt[key], fmt)
     return text
   }
@@ -166,7 +167,10 @@ const lineIndent = (text, offset) => /^[ \t]*/.exec(text.slice(text.lastIndexOf(
 /** jsonc-parser writes new values on one line; lay them out as the file does. */
 function layout(text, e, path, value, fmt) {
   const unit = typeof fmt.indent === 'number' ? ' '.repeat(fmt.indent) : fmt.indent
-  const pretty = (v, indent) => JSON.stringify(v, null, unit).split('\n').join(fmt.eol + indent)
+  const pretty = (v, indent) =>
+    JSON.stringify(v, null, unit)
+      .split('\n')
+      .join(fmt.eol + indent)
   if (e.length > 0) return { ...e, content: pretty(value, lineIndent(text, e.offset)) }
   const key = path[path.length - 1]
   const parent = findNodeAtLocation(parseTree(text, [], PARSE_OPTIONS), path.slice(0, -1))

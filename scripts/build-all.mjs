@@ -31,7 +31,12 @@ const ZIGLANG = '0.17.1'
 /** Every platform package: napi-rs's platform id, the Rust target, how it is built. */
 export const PLATFORMS = [
   { id: 'linux-x64-gnu', triple: 'x86_64-unknown-linux-gnu', zigTarget: 'x86_64-unknown-linux-gnu.2.17', lib: 'so' },
-  { id: 'linux-arm64-gnu', triple: 'aarch64-unknown-linux-gnu', zigTarget: 'aarch64-unknown-linux-gnu.2.17', lib: 'so' },
+  {
+    id: 'linux-arm64-gnu',
+    triple: 'aarch64-unknown-linux-gnu',
+    zigTarget: 'aarch64-unknown-linux-gnu.2.17',
+    lib: 'so',
+  },
   { id: 'linux-x64-musl', triple: 'x86_64-unknown-linux-musl', lib: 'so', musl: true },
   { id: 'linux-arm64-musl', triple: 'aarch64-unknown-linux-musl', lib: 'so', musl: true },
   { id: 'darwin-x64', triple: 'x86_64-apple-darwin', lib: 'dylib', macos: '10.15' },
@@ -65,7 +70,15 @@ function installTools(platforms) {
   }
   if (!works('zig', ['version'], toolEnv())) {
     // --target keeps zig out of the system Python (which may be externally managed).
-    const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--target', join(tools, 'zig'), `ziglang==${ZIGLANG}`]
+    const args = [
+      '-m',
+      'pip',
+      'install',
+      '--disable-pip-version-check',
+      '--target',
+      join(tools, 'zig'),
+      `ziglang==${ZIGLANG}`,
+    ]
     if (!works('python3', args)) sh('python3', [...args, '--break-system-packages'])
   }
 }
@@ -90,7 +103,10 @@ function build(p) {
       cwd: root,
       env: { ...env, CARGO_TARGET_DIR: dylib, RUSTFLAGS: '-C target-feature=-crt-static' },
     })
-    place(join(dylib, p.triple, 'release', `libgoal_system_node.${p.lib}`), join(root, 'npm', p.id, `goal-system.${p.id}.node`))
+    place(
+      join(dylib, p.triple, 'release', `libgoal_system_node.${p.lib}`),
+      join(root, 'npm', p.id, `goal-system.${p.id}.node`),
+    )
   } else {
     sh('cargo', [...zig, '-p', 'goal-system-node', '-p', 'goal-hook'], { cwd: root, env })
     place(join(out, `libgoal_system_node.${p.lib}`), join(root, 'npm', p.id, `goal-system.${p.id}.node`))

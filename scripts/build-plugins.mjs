@@ -59,7 +59,10 @@ function claudePlugin() {
   const hooks = Object.fromEntries(
     events.map(([event, groups]) => [
       event,
-      groups.map((g) => ({ ...g, hooks: g.hooks.map((h) => ({ ...h, command: hookCommand('CLAUDE_PLUGIN_ROOT', 'claude', event) })) })),
+      groups.map((g) => ({
+        ...g,
+        hooks: g.hooks.map((h) => ({ ...h, command: hookCommand('CLAUDE_PLUGIN_ROOT', 'claude', event) })),
+      })),
     ]),
   )
   // Claude Code merged commands into skills: /goal is the skill "goal".
@@ -83,9 +86,17 @@ function copilotPlugin() {
     ]),
   )
   return {
-    'plugin.json': json({ ...meta, author: { name: 'Goal System' }, hooks: 'hooks.json', mcpServers: '.mcp.json', skills: 'skills/' }),
+    'plugin.json': json({
+      ...meta,
+      author: { name: 'Goal System' },
+      hooks: 'hooks.json',
+      mcpServers: '.mcp.json',
+      skills: 'skills/',
+    }),
     'hooks.json': json({ version: template.version ?? 1, hooks }),
-    '.mcp.json': json({ mcpServers: { goalSystem: { type: 'local', command: 'goal-system', args: ['mcp'], tools: ['*'] } } }),
+    '.mcp.json': json({
+      mcpServers: { goalSystem: { type: 'local', command: 'goal-system', args: ['mcp'], tools: ['*'] } },
+    }),
     'skills/goal/SKILL.md': read('skills/goal/SKILL.md'),
     'bin/goal-hook.sh': LAUNCHER,
   }
@@ -102,8 +113,16 @@ export function pluginFiles() {
   }
   const entry = (source) => ({ name: 'goal-system', source, description: pkg.description, version: pkg.version })
   const owner = { name: 'Goal System' }
-  files['.claude-plugin/marketplace.json'] = json({ name: 'goal-system', owner, plugins: [entry('./plugins/claude/goal-system')] })
-  files['.github/plugin/marketplace.json'] = json({ name: 'goal-system', owner, plugins: [entry('./plugins/copilot-cli/goal-system')] })
+  files['.claude-plugin/marketplace.json'] = json({
+    name: 'goal-system',
+    owner,
+    plugins: [entry('./plugins/claude/goal-system')],
+  })
+  files['.github/plugin/marketplace.json'] = json({
+    name: 'goal-system',
+    owner,
+    plugins: [entry('./plugins/copilot-cli/goal-system')],
+  })
   return files
 }
 

@@ -32,7 +32,8 @@ export function ensureChromium({ env = process.env, log = (m) => process.stderr.
     spawnSync('apt-get', ['update'], opts)
     r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], opts)
   }
-  if (r.status !== 0 || !fs.existsSync(bin)) throw new Error(`apt-get install chromium failed (exit ${r.status}); install it by hand`)
+  if (r.status !== 0 || !fs.existsSync(bin))
+    throw new Error(`apt-get install chromium failed (exit ${r.status}); install it by hand`)
   return bin
 }
 

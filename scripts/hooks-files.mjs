@@ -50,8 +50,25 @@ export function powershellCommand(host, event) {
   ].join('; ')
 }
 
-const COPILOT_EVENTS = ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'subagentStart', 'preCompact']
-const CHAT_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SubagentStart', 'SubagentStop', 'Stop']
+const COPILOT_EVENTS = [
+  'sessionStart',
+  'userPromptSubmitted',
+  'preToolUse',
+  'postToolUse',
+  'agentStop',
+  'subagentStart',
+  'preCompact',
+]
+const CHAT_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PreCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+]
 // Claude Code sends a failing tool call only to PostToolUseFailure: without it
 // a failed test run would never be recorded as failed.
 const CLAUDE_EVENTS = [...CHAT_EVENTS.slice(0, 4), 'PostToolUseFailure', ...CHAT_EVENTS.slice(4)]
@@ -64,7 +81,14 @@ export function hooksFiles() {
     hooks: Object.fromEntries(
       COPILOT_EVENTS.map((e) => [
         e,
-        [{ type: 'command', bash: shellCommand('copilot-cli', e), powershell: powershellCommand('copilot-cli', e), timeoutSec: TIMEOUT }],
+        [
+          {
+            type: 'command',
+            bash: shellCommand('copilot-cli', e),
+            powershell: powershellCommand('copilot-cli', e),
+            timeoutSec: TIMEOUT,
+          },
+        ],
       ]),
     ),
   }
@@ -72,7 +96,14 @@ export function hooksFiles() {
     hooks: Object.fromEntries(
       CHAT_EVENTS.map((e) => [
         e,
-        [{ type: 'command', command: shellCommand('vscode', e), windows: powershellCommand('vscode', e), timeout: TIMEOUT }],
+        [
+          {
+            type: 'command',
+            command: shellCommand('vscode', e),
+            windows: powershellCommand('vscode', e),
+            timeout: TIMEOUT,
+          },
+        ],
       ]),
     ),
   }
@@ -82,7 +113,12 @@ export function hooksFiles() {
     hooks: Object.fromEntries(
       CLAUDE_EVENTS.map((e) => [
         e,
-        [{ ...(TOOL_EVENTS.has(e) ? { matcher: '*' } : {}), hooks: [{ type: 'command', command: shellCommand('claude', e), timeout: TIMEOUT }] }],
+        [
+          {
+            ...(TOOL_EVENTS.has(e) ? { matcher: '*' } : {}),
+            hooks: [{ type: 'command', command: shellCommand('claude', e), timeout: TIMEOUT }],
+          },
+        ],
       ]),
     ),
   }

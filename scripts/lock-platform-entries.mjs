@@ -11,7 +11,16 @@ import { fileURLToPath } from 'node:url'
 
 const file = join(dirname(fileURLToPath(import.meta.url)), '..', 'package-lock.json')
 const lock = JSON.parse(readFileSync(file, 'utf8'))
-const CPU = { x64: 'x64', arm64: 'arm64', arm: 'arm', ia32: 'ia32', ppc64: 'ppc64', riscv64: 'riscv64', s390x: 's390x', wasm32: 'wasm32' }
+const CPU = {
+  x64: 'x64',
+  arm64: 'arm64',
+  arm: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  riscv64: 'riscv64',
+  s390x: 's390x',
+  wasm32: 'wasm32',
+}
 
 /** os/cpu/libc from a napi-rs platform suffix such as linux-arm64-musl or win32-x64-msvc. */
 function platformOf(suffix) {
@@ -33,10 +42,17 @@ for (const [where, pkg] of Object.entries(lock.packages)) {
     if (lock.packages[`node_modules/${name}`]) continue
     // `<base>-linux-x64-gnu` (napi-rs) or `@scope/cli-linux-x64` (Biome):
     // the platform is the name's tail, whatever stands before it.
-    const words = (name.startsWith(`${base}-`) ? name.slice(base.length + 1) : name.slice(name.lastIndexOf('/') + 1)).split('-')
+    const words = (
+      name.startsWith(`${base}-`) ? name.slice(base.length + 1) : name.slice(name.lastIndexOf('/') + 1)
+    ).split('-')
     const platform = words.map((_, i) => platformOf(words.slice(i).join('-'))).find(Boolean)
     if (!platform || !/^\d+\.\d+\.\d+$/.test(range)) continue
-    lock.packages[`node_modules/${name}`] = { version: range, ...(pkg.dev ? { dev: true } : {}), optional: true, ...platform }
+    lock.packages[`node_modules/${name}`] = {
+      version: range,
+      ...(pkg.dev ? { dev: true } : {}),
+      optional: true,
+      ...platform,
+    }
     added++
   }
 }

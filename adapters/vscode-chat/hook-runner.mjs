@@ -10,17 +10,17 @@
 // A hook must never break the host: a crash or a non-zero exit can deny the
 // tool call. Whatever goes wrong, print an allow-shaped `{}`, say why on
 // stderr, and exit 0.
-import { createRequire } from 'node:module';
-import { readSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module'
+import { readSync, writeSync } from 'node:fs'
 
-const HOSTS = new Set(['vscode', 'claude', 'copilot-cli']);
-const ALLOW = '{}';
+const HOSTS = new Set(['vscode', 'claude', 'copilot-cli'])
+const ALLOW = '{}'
 
 /** First argument names the host (default vscode); a bare event name is accepted too. */
 function parseArgs(argv) {
-  let [host = '', event = ''] = argv;
-  if (host && !HOSTS.has(host.toLowerCase())) [host, event] = ['vscode', host];
-  return { host: (host || 'vscode').toLowerCase(), event };
+  let [host = '', event = ''] = argv
+  if (host && !HOSTS.has(host.toLowerCase())) [host, event] = ['vscode', host]
+  return { host: (host || 'vscode').toLowerCase(), event }
 }
 
 /**
@@ -32,26 +32,26 @@ function parseArgs(argv) {
  * non-blocking pipe answers EAGAIN midway.
  */
 function readStdin(limit) {
-  const chunks = [];
-  let total = 0;
-  const buf = Buffer.alloc(65536);
-  const deadline = Date.now() + 5000;
+  const chunks = []
+  let total = 0
+  const buf = Buffer.alloc(65536)
+  const deadline = Date.now() + 5000
   while (total < limit) {
-    let n;
+    let n
     try {
-      n = readSync(0, buf, 0, Math.min(buf.length, limit - total), null);
+      n = readSync(0, buf, 0, Math.min(buf.length, limit - total), null)
     } catch (err) {
       if (err.code === 'EAGAIN' && Date.now() < deadline) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // wait for the writer
-        continue;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5) // wait for the writer
+        continue
       }
-      break; // EOF (Windows), EBADF (no stdin), ...: use what we have
+      break // EOF (Windows), EBADF (no stdin), ...: use what we have
     }
-    if (n === 0) break;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-    total += n;
+    if (n === 0) break
+    chunks.push(Buffer.from(buf.subarray(0, n)))
+    total += n
   }
-  return Buffer.concat(chunks);
+  return Buffer.concat(chunks)
 }
 
 /**
@@ -60,61 +60,64 @@ function readStdin(limit) {
  * (musl, another platform, an override), index.js picks the right one.
  */
 function loadAddon() {
-  const require = createRequire(import.meta.url);
+  const require = createRequire(import.meta.url)
   if (process.platform === 'linux' && !process.env.NAPI_RS_NATIVE_LIBRARY_PATH) {
     try {
-      return require(`../../goal-system.linux-${process.arch}-gnu.node`);
+      return require(`../../goal-system.linux-${process.arch}-gnu.node`)
     } catch {}
   }
-  return require('../../index.js');
+  return require('../../index.js')
 }
 
 /** Write all of `text` to fd, synchronously; a closed pipe is not our crash. */
 function emit(fd, text) {
-  if (!text) return;
-  const data = Buffer.from(text, 'utf8');
-  let off = 0;
-  let spins = 0;
+  if (!text) return
+  const data = Buffer.from(text, 'utf8')
+  let off = 0
+  let spins = 0
   while (off < data.length) {
     try {
-      off += writeSync(fd, data, off);
+      off += writeSync(fd, data, off)
     } catch (err) {
-      if (err.code !== 'EAGAIN' || ++spins > 1000) return;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+      if (err.code !== 'EAGAIN' || ++spins > 1000) return
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2)
     }
   }
 }
 
 function main() {
-  const { host, event } = parseArgs(process.argv.slice(2));
+  const { host, event } = parseArgs(process.argv.slice(2))
   const fail = (what, err) => {
-    const why = String(err?.message ?? err).split('\n')[0];
-    emit(1, ALLOW + '\n');
-    emit(2, `goal-system hook (${host} ${event || 'event from payload'}): ${what}: ${why}; allowing\n`);
-  };
-  let addon;
+    const why = String(err?.message ?? err).split('\n')[0]
+    emit(1, ALLOW + '\n')
+    emit(2, `goal-system hook (${host} ${event || 'event from payload'}): ${what}: ${why}; allowing\n`)
+  }
+  let addon
   try {
-    addon = loadAddon();
+    addon = loadAddon()
   } catch (err) {
     // Loud: without the addon no goal rule runs, and the user must know.
-    return fail('could not load the goal-system addon (goal rules are NOT ENFORCED; reinstall goal-system for this platform, or npm run build in a clone)', err);
+    return fail(
+      'could not load the goal-system addon (goal rules are NOT ENFORCED; reinstall goal-system for this platform, or npm run build in a clone)',
+      err,
+    )
   }
-  let result;
+  let result
   try {
-    result = addon.runHookBytes(host, event, readStdin(addon.MAX_HOOK_PAYLOAD_BYTES + 1));
+    result = addon.runHookBytes(host, event, readStdin(addon.MAX_HOOK_PAYLOAD_BYTES + 1))
   } catch (err) {
-    return fail('the hook failed', err);
+    return fail('the hook failed', err)
   }
-  emit(1, (result?.stdout || ALLOW) + '\n');
-  emit(2, result?.stderr ?? '');
-  process.exitCode = Number.isInteger(result?.exitCode) ? result.exitCode : 0;
+  emit(1, (result?.stdout || ALLOW) + '\n')
+  emit(2, result?.stderr ?? '')
+  process.exitCode = Number.isInteger(result?.exitCode) ? result.exitCode : 0
 }
 
 try {
-  main();
+  main()
 } catch (err) {
   // Last resort (a fault in the code above): still allow.
-  emit(1, ALLOW + '\n');
-  emit(2, `goal-system hook: ${err?.message ?? err}; allowing\n`);
-  process.exitCode = 0;
+  emit(1, ALLOW + '\n')
+  emit(2, `goal-system hook: ${err?.message ?? err}; allowing\n`)
+  process.exitCode = 0
 }
