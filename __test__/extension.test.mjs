@@ -124,6 +124,9 @@ describe('extension tools', () => {
       { agentId: 'explore-1' },
       { parent_invocation_id: 'i-9' },
       { sessionId: 'other-session' },
+      // Object-valued markers, and an invocation that also carries functions.
+      { subagent: { name: 'explore', id: 'sa-1' } },
+      { parentInvocation: undefined, agentId: 'a-2', toString: () => 'x' },
     ]) {
       const res = await invoke('goal_system_status', {}, marker)
       assert.equal(res.resultType, 'failure', JSON.stringify(marker))
