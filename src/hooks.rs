@@ -27,9 +27,14 @@ pub struct HookResult {
 /// another entry decides the event there (see `hostRole`).
 #[napi]
 pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
-    // The same path as the native hook: the size cap and one decision per event.
-    let out = match Host::parse(&host) {
-        Some(h) => payload::run_bytes(h, &event, stdin.as_bytes()),
+    run_payload(&host, &event, stdin.as_bytes())
+}
+
+/// The one path of both entry points, as the native hook runs it: the size
+/// cap, lossy UTF-8 and one decision per event.
+fn run_payload(host: &str, event: &str, bytes: &[u8]) -> HookResult {
+    let out = match Host::parse(host) {
+        Some(h) => payload::run_bytes(h, event, bytes),
         None => {
             let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
             out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
@@ -53,19 +58,7 @@ pub const MAX_HOOK_PAYLOAD_BYTES: u32 = payload::MAX_HOOK_PAYLOAD_BYTES as u32;
 /// parsed (the hook allows and says so). Never throws.
 #[napi]
 pub fn run_hook_bytes(host: String, event: String, payload: Buffer) -> HookResult {
-    let out = match Host::parse(&host) {
-        Some(h) => payload::run_bytes(h, &event, &payload),
-        None => {
-            let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
-            out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
-            out
-        }
-    };
-    HookResult {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        exit_code: out.exit_code,
-    }
+    run_payload(&host, &event, &payload)
 }
 
 /// Does a tool invocation or hook input look like a subagent's? Markers:
