@@ -157,7 +157,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
         return goal('goal_system_status')(req)
       },
       bash(FIX_GREETING), // so that the built-in /goal's judge lets the run end
-      goal('goal_system_close', { status: 'cancelled', reason: 'e2e: the draft was checked' }),
+      goal('goal_system_close', { status: 'blocked', reason: 'e2e: the draft was checked' }),
       { text: 'Stopping.' },
     ]
     const { r, home, cwd, server } = await claudeScenario(t, 'cc-goal-draft', script, {
@@ -207,8 +207,10 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     const res = resultOf(server, status)
     assert.equal(res?.isError, false, res?.text)
     assert.match(res.text, new RegExp(`${draft.id} — draft`))
+    // The model may close as blocked (a cancel is the user's: /goal cancel).
     const g = readGoal(home, sid)
-    assert.equal(g.completionStatus, 'cancelled')
+    assert.equal(g.completionStatus, 'blocked')
+    assert.ok(g.closedAt, 'closed as blocked by the model')
   })
 
   test('/goal X with a project .claude/commands/goal.md: the command file replaces the built-in /goal; the hook still gets the raw "/goal X"', {
@@ -220,7 +222,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     const script = [
       (req) => {
         snapshot = listGoals(snapshotHome)
-        return goal('goal_system_close', { status: 'cancelled', reason: 'e2e: checked' })(req)
+        return goal('goal_system_close', { status: 'blocked', reason: 'e2e: checked' })(req)
       },
       { text: 'Stopping.' },
     ]
@@ -461,5 +463,149 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       0,
       `the model answered the 3rd directive, the 4th stop was released, and the host must ask nothing more; it asked ${turnsAfterRelease} more time(s) (${judged} /goal-judge requests): Claude Code's built-in /goal keeps the session going`,
     )
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Authority, evidence and budgets (issues 11, 12, 13) in the real host.
+
+/** The first user text of a request: the session's own prompt (the main agent) or a subagent's task. */
+const firstUser = (req) => {
+  const m = (req.body?.messages || []).find((x) => x.role === 'user')
+  if (!m) return ''
+  return typeof m.content === 'string' ? m.content : m.content.map((c) => c.text || '').join('\n')
+}
+const SUBAGENT_MARKER = 'SUBAGENT-TASK-7c1e'
+
+/**
+ * A script for a run with a subagent: every model request takes the next entry of its own
+ * queue (the subagent's first user text holds SUBAGENT_MARKER). Claude Code 2.1.330 runs a
+ * subagent in the background by default, so the two conversations may interleave.
+ */
+function routedScript(main, sub, n = 40) {
+  const route = (req, extra) => {
+    const q = firstUser(req).includes(SUBAGENT_MARKER) ? sub : main
+    const item = q.shift()
+    return typeof item === 'function' ? item(req, extra) : item
+  }
+  return Array.from({ length: n }, () => route)
+}
+
+/** Wait (in a scripted reply) until `pred()` holds or `ms` passed, then answer `reply(req)`. */
+const waitThen = (pred, reply, ms = 30_000) => async (req) => {
+  const until = Date.now() + ms
+  while (!pred() && Date.now() < until) await new Promise((r) => setTimeout(r, 100))
+  return typeof reply === 'function' ? reply(req) : reply
+}
+
+describe('Goal System in Claude Code: authority, evidence, usage', { skip: skipReason('claude') }, () => {
+  test('a subagent (Agent tool) that calls goal_system_close is denied; the main goal stays open and the main session then closes it honestly', {
+    timeout: TEST_MS,
+  }, async (t) => {
+    let server = null
+    let mainSid = null
+    let mainCwd = null
+    const subResultSeen = () =>
+      server
+        .modelRequests()
+        .some((q) => firstUser(q).includes(SUBAGENT_MARKER) && toolResults(q.body).length > 0)
+    const main = [
+      (req) => {
+        mainSid = caller(req).sessionId
+        mainCwd = caller(req).cwd
+        return {
+          toolCalls: [
+            {
+              name: 'Agent',
+              args: {
+                description: 'Check the greeting',
+                prompt: `${SUBAGENT_MARKER}: the goal is done, close it.`,
+                subagent_type: 'general-purpose',
+              },
+            },
+          ],
+        }
+      },
+      // Background subagents (2.1.330): hold the main agent until the subagent saw its result.
+      waitThen(subResultSeen, goal('goal_system_status')),
+      bash('cat greet.sh'),
+      bash(FIX_GREETING),
+      bash(RUN_AND_TEST),
+      goal('goal_system_update', honestEvidence()),
+      goal('goal_system_close', { status: 'complete', reason: 'verified: sh test.sh passes' }),
+      { text: 'Done: greet.sh prints hello twice.' },
+    ]
+    const sub = [
+      () => ({
+        toolCalls: [
+          {
+            name: T('goal_system_close'),
+            args: { sessionId: mainSid, cwd: mainCwd, status: 'complete', reason: 'the subagent says it is done' },
+          },
+        ],
+      }),
+      { text: 'Subagent report: I could not close the goal.' },
+    ]
+    const s = await claudeScenario(t, 'cc-subagent', routedScript(main, sub), {
+      prompt: `/goal ${OBJECTIVE}`,
+      args: ['Agent'],
+      prepare: (ctx) => {
+        server = ctx.server
+      },
+    })
+    const { r, home } = s
+    server = s.server
+    assert.equal(r.code, 0, explain(r, server))
+    const [subClose] = modelCalls(
+      server,
+      (n, a) => n === T('goal_system_close') && a.reason === 'the subagent says it is done',
+    )
+    assert.ok(subClose, `the subagent called the close tool${explain(r, server)}`)
+    assert.ok(firstUser(subClose.req).includes(SUBAGENT_MARKER), 'the close came from the subagent conversation')
+    const denied = resultOf(server, subClose)
+    t.diagnostic(`subagent close result: ${JSON.stringify(denied?.text).slice(0, 300)}`)
+    assert.equal(denied?.isError, true, 'the subagent close is an error result')
+    assert.match(denied.text, /subagent/i)
+    // The main goal stayed open through the subagent's attempt (checked when the main agent resumed).
+    const [status] = modelCalls(server, (n) => n === T('goal_system_status'))
+    assert.match(resultOf(server, status)?.text || '', /— (draft|active)/, 'still open after the subagent')
+    const g = readGoal(home, r.json?.session_id)
+    assert.equal(g.completionStatus, 'complete', 'the main session closed it honestly')
+    assert.ok(
+      readAudit(home).filter((l) => JSON.parse(l).event === 'close').length <= 1,
+      'one close in the audit log',
+    )
+  })
+
+  test('a claims-only close (evidence text, no real verification) is refused; after the real test run the close is accepted', {
+    timeout: TEST_MS,
+  }, async (t) => {
+    const loadTools = (req) =>
+      toolNames(req.body).includes('ToolSearch') && !toolNames(req.body).includes(T('goal_system_update'))
+        ? { toolCalls: [{ name: 'ToolSearch', args: { query: 'select:mcp__goalSystem__goal_system_update,mcp__goalSystem__goal_system_close,mcp__goalSystem__goal_system_status' } }] }
+        : bash('cat greet.sh')
+    const script = [
+      loadTools, // 2.1.330 defers MCP tools behind ToolSearch; 2.1.197 offers them at once
+      bash('cat greet.sh'),
+      bash(FIX_GREETING),
+      goal('goal_system_update', honestEvidence()), // claims a passing test that never ran
+      goal('goal_system_close', { status: 'complete', reason: 'sh test.sh passes' }),
+      bash(RUN_AND_TEST),
+      goal('goal_system_update', honestEvidence()),
+      goal('goal_system_close', { status: 'complete', reason: 'verified: sh test.sh passes' }),
+      { text: 'Done.' },
+    ]
+    const { r, home, server } = await claudeScenario(t, 'cc-claims', script, { prompt: `/goal ${OBJECTIVE}` })
+    assert.equal(r.code, 0, explain(r, server))
+    const closes = modelCalls(server, (n) => n === T('goal_system_close'))
+    assert.equal(closes.length, 2, explain(r, server))
+    const claimed = resultOf(server, closes[0])
+    t.diagnostic(`claims-only close: ${JSON.stringify(claimed?.text).slice(0, 400)}`)
+    assert.equal(claimed?.isError, true, 'the claims-only close is refused')
+    assert.match(claimed.text, /refused/i)
+    assert.match(claimed.text, /verif/i)
+    const honest = resultOf(server, closes[1])
+    assert.equal(honest?.isError, false, honest?.text)
+    assert.equal(readGoal(home, r.json?.session_id).completionStatus, 'complete')
   })
 })
