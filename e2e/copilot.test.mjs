@@ -17,6 +17,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { runCopilot, readAutopilotObjective, readCopilotEvents, taskCompleteSettled } from './hosts.mjs'
+import { makeHookRecorder } from './fixtures.mjs'
 import {
   OBJECTIVE,
   GOAL_TOOLS,
@@ -526,6 +527,18 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     }
     assert.ok(fs.existsSync(path.join(cwd, '.github', 'hooks', 'goal-system.json')), 'VS Code workspace hooks')
     assert.ok(fs.existsSync(path.join(cwd, '.claude', 'settings.json')), 'Claude Code project hooks')
+    // Recorders next to the goal entries in both foreign files: they show whether Copilot CLI
+    // really runs those files' hooks (the goal entries there then must stand down).
+    const recVs = makeHookRecorder(path.join(ctx.root, 'rec-vscode'))
+    const recCc = makeHookRecorder(path.join(ctx.root, 'rec-claude'))
+    const vsFile = path.join(cwd, '.github', 'hooks', 'goal-system.json')
+    const vs = JSON.parse(fs.readFileSync(vsFile, 'utf8'))
+    vs.hooks.Stop.push({ type: 'command', command: recVs.command('Stop') })
+    fs.writeFileSync(vsFile, JSON.stringify(vs, null, 2))
+    const ccFile = path.join(cwd, '.claude', 'settings.json')
+    const cc = JSON.parse(fs.readFileSync(ccFile, 'utf8'))
+    cc.hooks.Stop.push({ hooks: [{ type: 'command', command: recCc.command('Stop') }] })
+    fs.writeFileSync(ccFile, JSON.stringify(cc, null, 2))
     // --trust-folder: Copilot CLI loads the repository's hook files too.
     const r = await runCopilot({ cwd, home, prompt: `start goal: ${OBJECTIVE}`, server, timeoutMs: RUN_MS })
     debugDump('cop-once', server, `${r.stdout}\n--- stderr\n${r.stderr}`)
@@ -535,6 +548,12 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     const perType = {}
     for (const e of starts) perType[e.data.hookType] = (perType[e.data.hookType] || 0) + 1
     t.diagnostic(`hook runs per event type: ${JSON.stringify(perType)}`)
+    const ranVs = recVs.payloads('Stop')
+    const ranCc = recCc.payloads('Stop')
+    t.diagnostic(
+      `foreign Stop hooks run by Copilot CLI: .github/hooks ${ranVs.length}, .claude/settings.json ${ranCc.length}; COPILOT_CLI in their env: ${[...ranVs, ...ranCc].some((x) => x.envNames?.includes('COPILOT_CLI'))}`,
+    )
+    assert.ok(ranVs.length + ranCc.length > 0, 'Copilot CLI ran at least one foreign hook file (else this checks nothing)')
     const stops = hookOutputs(events, 'agentStop')
     const blocks = stops.filter(isBlock)
     assert.equal(blocks.length, 1, `one blocked stop, not one per installed file: ${JSON.stringify(stops)}`)
