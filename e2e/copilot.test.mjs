@@ -553,7 +553,10 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     t.diagnostic(
       `foreign Stop hooks run by Copilot CLI: .github/hooks ${ranVs.length}, .claude/settings.json ${ranCc.length}; COPILOT_CLI in their env: ${[...ranVs, ...ranCc].some((x) => x.envNames?.includes('COPILOT_CLI'))}`,
     )
-    assert.ok(ranVs.length + ranCc.length > 0, 'Copilot CLI ran at least one foreign hook file (else this checks nothing)')
+    assert.ok(
+      ranVs.length + ranCc.length > 0,
+      'Copilot CLI ran at least one foreign hook file (else this checks nothing)',
+    )
     const stops = hookOutputs(events, 'agentStop')
     const blocks = stops.filter(isBlock)
     assert.equal(blocks.length, 1, `one blocked stop, not one per installed file: ${JSON.stringify(stops)}`)
