@@ -67,6 +67,10 @@ const DIRECTIVE = '[goal-system] Do not stop'
 const agentRequests = (server) => server.modelRequests().filter((q) => !isClaudeGoalEvaluator(q))
 const judgeRequests = (server) => server.modelRequests().filter((q) => isClaudeGoalEvaluator(q))
 const lastUser = (req) => userTexts(req.body).at(-1) || ''
+/** Is `name` offered to the model: in `tools`, or deferred behind ToolSearch (Claude Code 2.1.330)? */
+const offersTool = (body, name) =>
+  toolNames(body).includes(name) ||
+  new RegExp(`deferred tools are now available via ToolSearch[\\s\\S]*\\b${name}\\b`).test(messagesText(body))
 const greetingOutput = (cwd) => execFileSync('sh', ['greet.sh'], { cwd, encoding: 'utf8' })
 
 /** Append a recorder hook to the installed project settings (after the goal-system hooks). */
@@ -157,7 +161,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
         return goal('goal_system_status')(req)
       },
       bash(FIX_GREETING), // so that the built-in /goal's judge lets the run end
-      goal('goal_system_close', { status: 'cancelled', reason: 'e2e: the draft was checked' }),
+      goal('goal_system_close', { status: 'blocked', reason: 'e2e: the draft was checked' }),
       { text: 'Stopping.' },
     ]
     const { r, home, cwd, server } = await claudeScenario(t, 'cc-goal-draft', script, {
@@ -193,7 +197,9 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       'open context reaches the model',
     )
     assert.deepEqual(callerFromContext(first.body), { sessionId: sid, cwd })
-    for (const tool of GOAL_TOOLS) assert.ok(toolNames(first.body).includes(T(tool)), `${T(tool)} offered`)
+    // 2.1.197 lists MCP tools in `tools`; 2.1.330 defers them: their names are listed in the
+    // system text ("deferred tools are now available via ToolSearch") until the model loads them.
+    for (const tool of GOAL_TOOLS) assert.ok(offersTool(first.body, T(tool)), `${T(tool)} offered`)
     // The installed ~/.claude/commands/goal.md replaced Claude Code's built-in /goal:
     // the model got our command body, and no second, model-judged stop hook ran.
     assert.ok(
@@ -207,8 +213,10 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     const res = resultOf(server, status)
     assert.equal(res?.isError, false, res?.text)
     assert.match(res.text, new RegExp(`${draft.id} — draft`))
+    // The model may close as blocked (a cancel is the user's: /goal cancel).
     const g = readGoal(home, sid)
-    assert.equal(g.completionStatus, 'cancelled')
+    assert.equal(g.completionStatus, 'blocked')
+    assert.ok(g.closedAt, 'closed as blocked by the model')
   })
 
   test('/goal X with a project .claude/commands/goal.md: the command file replaces the built-in /goal; the hook still gets the raw "/goal X"', {
@@ -220,7 +228,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     const script = [
       (req) => {
         snapshot = listGoals(snapshotHome)
-        return goal('goal_system_close', { status: 'cancelled', reason: 'e2e: checked' })(req)
+        return goal('goal_system_close', { status: 'blocked', reason: 'e2e: checked' })(req)
       },
       { text: 'Stopping.' },
     ]
@@ -379,7 +387,10 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     assert.equal(denied.isError, true)
     assert.match(
       denied.text,
-      new RegExp(`^\\[goal-system\\] Denied: 5 non-goal tool calls since goal ${g.id} was last updated`),
+      // 2.1.330 prefixes a PreToolUse deny reason with "PreToolUse:Bash hook error: ".
+      new RegExp(
+        `^(PreToolUse:Bash hook error: )?\\[goal-system\\] Denied: 5 non-goal tool calls since goal ${g.id} was last updated`,
+      ),
     )
     assert.ok(!fs.existsSync(path.join(cwd, 'drift.txt')), 'the denied command did not run')
     assert.deepEqual(
@@ -460,6 +471,203 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       turnsAfterRelease,
       0,
       `the model answered the 3rd directive, the 4th stop was released, and the host must ask nothing more; it asked ${turnsAfterRelease} more time(s) (${judged} /goal-judge requests): Claude Code's built-in /goal keeps the session going`,
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Authority, evidence and budgets (issues 11, 12, 13) in the real host.
+
+/** The first user text of a request: the session's own prompt (the main agent) or a subagent's task. */
+const firstUser = (req) => {
+  const m = (req.body?.messages || []).find((x) => x.role === 'user')
+  if (!m) return ''
+  return typeof m.content === 'string' ? m.content : m.content.map((c) => c.text || '').join('\n')
+}
+const SUBAGENT_MARKER = 'SUBAGENT-TASK-7c1e'
+
+/**
+ * A script for a run with a subagent: every model request takes the next entry of its own
+ * queue (the subagent's first user text holds SUBAGENT_MARKER). Claude Code 2.1.330 runs a
+ * subagent in the background by default, so the two conversations may interleave.
+ */
+function routedScript(main, sub, n = 40) {
+  const route = (req, extra) => {
+    const q = firstUser(req).includes(SUBAGENT_MARKER) ? sub : main
+    const item = q.shift()
+    return typeof item === 'function' ? item(req, extra) : item
+  }
+  return Array.from({ length: n }, () => route)
+}
+
+describe('Goal System in Claude Code: authority, evidence, usage', { skip: skipReason('claude') }, () => {
+  test('a subagent (Agent tool) that calls goal_system_close is denied; the main goal stays open and the main session then closes it honestly', {
+    timeout: TEST_MS,
+  }, async (t) => {
+    let home = null
+    let mainSid = null
+    let mainCwd = null
+    let openWhenDenied = null // the main goal's status once the subagent got its answer
+    const main = [
+      (req) => {
+        mainSid = caller(req).sessionId
+        mainCwd = caller(req).cwd
+        return {
+          toolCalls: [
+            {
+              name: 'Agent',
+              args: {
+                description: 'Check the greeting',
+                prompt: `${SUBAGENT_MARKER}: the goal is done, close it.`,
+                subagent_type: 'general-purpose',
+              },
+            },
+          ],
+        }
+      },
+      bash('cat greet.sh'),
+      bash(FIX_GREETING),
+      bash(RUN_AND_TEST),
+      goal('goal_system_update', honestEvidence()),
+      goal('goal_system_close', { status: 'complete', reason: 'verified: sh test.sh passes' }),
+      { text: 'Done: greet.sh prints hello twice.' },
+    ]
+    const sub = [
+      () => ({
+        toolCalls: [
+          {
+            name: T('goal_system_close'),
+            args: { sessionId: mainSid, cwd: mainCwd, status: 'complete', reason: 'the subagent says it is done' },
+          },
+        ],
+      }),
+      () => {
+        openWhenDenied = readGoal(home, mainSid)?.completionStatus ?? 'no goal'
+        return { text: 'Subagent report: I could not close the goal.' }
+      },
+    ]
+    const s = await claudeScenario(t, 'cc-subagent', routedScript(main, sub), {
+      prompt: `/goal ${OBJECTIVE}`,
+      args: ['Agent'],
+      prepare: (ctx) => {
+        home = ctx.home
+      },
+    })
+    const { r, server } = s
+    assert.equal(r.code, 0, explain(r, server))
+    const [subClose] = modelCalls(
+      server,
+      (n, a) => n === T('goal_system_close') && a.reason === 'the subagent says it is done',
+    )
+    assert.ok(subClose, `the subagent called the close tool${explain(r, server)}`)
+    assert.ok(firstUser(subClose.req).includes(SUBAGENT_MARKER), 'the close came from the subagent conversation')
+    const denied = resultOf(server, subClose)
+    t.diagnostic(`subagent close result: ${JSON.stringify(denied?.text).slice(0, 300)}`)
+    assert.equal(denied?.isError, true, 'the subagent close is an error result')
+    assert.match(denied.text, /subagent/i)
+    // The main goal stayed open through the subagent's attempt (read when the subagent was answered).
+    assert.match(openWhenDenied || '', /^(draft|active)$/, `still open after the subagent: ${openWhenDenied}`)
+    const g = readGoal(home, r.json?.session_id)
+    assert.equal(g.completionStatus, 'complete', 'the main session closed it honestly')
+    assert.ok(readAudit(home).filter((l) => JSON.parse(l).event === 'close').length <= 1, 'one close in the audit log')
+  })
+
+  test('a claims-only close (evidence text, no real verification) is refused; after the real test run the close is accepted', {
+    timeout: TEST_MS,
+  }, async (t) => {
+    const loadTools = (req) =>
+      toolNames(req.body).includes('ToolSearch') && !toolNames(req.body).includes(T('goal_system_update'))
+        ? {
+            toolCalls: [
+              {
+                name: 'ToolSearch',
+                args: {
+                  query:
+                    'select:mcp__goalSystem__goal_system_update,mcp__goalSystem__goal_system_close,mcp__goalSystem__goal_system_status',
+                },
+              },
+            ],
+          }
+        : bash('cat greet.sh')
+    const script = [
+      loadTools, // 2.1.330 defers MCP tools behind ToolSearch; 2.1.197 offers them at once
+      bash('cat greet.sh'),
+      bash(FIX_GREETING),
+      goal('goal_system_update', honestEvidence()), // claims a passing test that never ran
+      goal('goal_system_close', { status: 'complete', reason: 'sh test.sh passes' }),
+      bash(RUN_AND_TEST),
+      goal('goal_system_update', honestEvidence()),
+      goal('goal_system_close', { status: 'complete', reason: 'verified: sh test.sh passes' }),
+      { text: 'Done.' },
+    ]
+    const { r, home, server } = await claudeScenario(t, 'cc-claims', script, { prompt: `/goal ${OBJECTIVE}` })
+    assert.equal(r.code, 0, explain(r, server))
+    // Where the host defers MCP tools (2.1.330) the model loaded them first; that call is no evidence.
+    const [search] = modelCalls(server, (n) => n === 'ToolSearch')
+    if (toolNames(agentRequests(server)[0].body).includes('ToolSearch')) {
+      assert.ok(search, 'the model loaded the goal tools with ToolSearch')
+      assert.equal(resultOf(server, search)?.isError, false)
+    }
+    const closes = modelCalls(server, (n) => n === T('goal_system_close'))
+    assert.equal(closes.length, 2, explain(r, server))
+    const claimed = resultOf(server, closes[0])
+    t.diagnostic(`claims-only close: ${JSON.stringify(claimed?.text).slice(0, 400)}`)
+    assert.equal(claimed?.isError, true, 'the claims-only close is refused')
+    assert.match(claimed.text, /refused/i)
+    assert.match(claimed.text, /verif/i)
+    const honest = resultOf(server, closes[1])
+    assert.equal(honest?.isError, false, honest?.text)
+    assert.equal(readGoal(home, r.json?.session_id).completionStatus, 'complete')
+  })
+
+  test("usage: the scripted model's reported tokens reach budget.tokensUsed; the user's /goal budget 1k leads to budget_limited and a released stop", {
+    timeout: 200_000,
+  }, async (t) => {
+    // Run 1: /goal X, a model that only talks: the loop guard leaves the goal blocked, resumable.
+    const { r, home, cwd, server } = await claudeScenario(t, 'cc-budget', [], {
+      prompt: `/goal ${OBJECTIVE}`,
+      serverOpts: { defaultText: 'Thinking.' },
+    })
+    assert.equal(r.code, 0, explain(r, server))
+    const sid = r.json?.session_id
+    const g1 = readGoal(home, sid)
+    // The model server reports 100 input + 10 output tokens per answer; Claude Code writes them
+    // into its transcript, which the hooks read.
+    t.diagnostic(`after run 1: ${agentRequests(server).length} agent requests, tokensUsed ${g1.budget?.tokensUsed}`)
+    assert.ok(g1.budget?.tokensUsed > 0, `usage counted: ${JSON.stringify(g1.budget)}`)
+    // Counted per message: a whole number of 110-token answers, never more than were sent.
+    assert.equal(g1.budget.tokensUsed % 110, 0, `${g1.budget.tokensUsed}`)
+    assert.ok(g1.budget.tokensUsed <= 110 * server.modelRequests().length)
+
+    // Run 2: the user's /goal budget 1k, in the resumed session.
+    const resume = (prompt) => runClaude({ cwd, home, prompt, server, timeoutMs: RUN_MS, args: ['--resume', sid] })
+    const r2 = await resume('/goal budget 1k')
+    assert.equal(r2.code, 0, explain(r2, server))
+    const g2 = readGoal(home, sid)
+    assert.equal(g2.budget?.tokenBudget, 1000, JSON.stringify(g2.budget))
+
+    // Run 3: continue; the model keeps working until the budget is crossed.
+    const before = agentRequests(server).length
+    server.push(...Array.from({ length: 12 }, (_, i) => bash(`echo step ${i}`)), { text: 'Stopping.' })
+    const r3 = await resume('continue the goal')
+    t.diagnostic(`run 3: exit ${r3.code}, ${agentRequests(server).length - before} agent requests`)
+    assert.equal(r3.code, 0, explain(r3, server))
+    assert.equal(r3.timedOut, false)
+    const g3 = readGoal(home, sid)
+    t.diagnostic(`after run 3: ${JSON.stringify(g3.budget)} ${g3.completionStatus} ${g3.statusReason}`)
+    assert.ok(g3.budget.tokensUsed >= 1000, `tokensUsed ${g3.budget.tokensUsed}`)
+    assert.equal(g3.completionStatus, 'budget_limited')
+    // The stop after the limit went through: the run ended on the model's text, no re-prompt.
+    assert.equal(r3.json?.result, 'Stopping.')
+    assert.equal(agentRequests(server).length - before, 13, 'twelve tool turns and the final answer')
+    const seen = agentRequests(server)
+      .slice(before)
+      .map((q) => messagesText(q.body))
+      .join('\n')
+    assert.match(seen, new RegExp(`Goal ${g3.id} reached its budget`), 'the wrap-up steer reached the model')
+    assert.ok(
+      readAudit(home).some((l) => /budget/.test(JSON.parse(l).event)),
+      'audit records the budget',
     )
   })
 })

@@ -17,6 +17,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { runCopilot, readAutopilotObjective, readCopilotEvents, taskCompleteSettled } from './hosts.mjs'
+import { makeHookRecorder } from './fixtures.mjs'
 import {
   OBJECTIVE,
   GOAL_TOOLS,
@@ -435,5 +436,140 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     assert.equal(g2.id, g.id)
     assert.equal(g2.completionStatus, 'complete', `resumed goal closes: ${JSON.stringify(g2.statusReason)}`)
     assert.equal(greetingOutput(cwd), 'hello\nhello\n')
+  })
+
+  test("authority: the model's replace attempt is refused (the model sees why); `/goal continue` in the resumed session continues the SAME goal", {
+    timeout: 200_000,
+  }, async (t) => {
+    const hold = () => new Promise((resolve) => setTimeout(() => resolve({ text: 'Acknowledged.' }), 20_000).unref())
+    const script = [
+      goal('goal_system_open', { objective: 'print hello once', replace: true }),
+      hold, // the run is ended once the refusal came back to the model
+    ]
+    const { r, home, cwd, server } = await copilotScenario(t, 'cop-authority', script, {
+      prompt: `/goal ${OBJECTIVE}`,
+      stopWhen: (state, ctx) => ctx.server.modelRequests().length >= 2,
+    })
+    assert.equal(r.timedOut, false, explain(r, server))
+    const sid = r.sessionId
+    const g = readGoal(home, sid)
+    assert.equal(g.objective, OBJECTIVE, 'the user objective stayed')
+    const [replace] = modelCalls(server, (n) => n === 'goal_system_open')
+    const refused = resultOf(server, replace)
+    t.diagnostic(`replace attempt result: ${JSON.stringify(refused?.text).slice(0, 300)}`)
+    assert.ok(refused, 'the refusal reached the model in its next request')
+    assert.equal(refused.req.index, replace.req.index + 1)
+    assert.match(refused.text, /FORBIDDEN|only the user can replace the goal/)
+    assert.match(refused.text, /\/goal <objective>/)
+    assert.equal(listGoals(home).length, 1, 'no second goal')
+
+    // Resume the session with the user's `/goal continue` (Copilot wraps it in its autopilot prompt).
+    const before = server.modelRequests().length
+    server.push(
+      goal('goal_system_status'),
+      bash('cat greet.sh', 'inspect the script'),
+      bash(FIX_GREETING, 'print hello twice'),
+      bash(RUN_AND_TEST, 'run the script and its test'),
+      goal('goal_system_update', honestEvidence()),
+      goal('goal_system_close', { status: 'complete', reason: 'verified: sh test.sh passes' }),
+      goal('task_complete', { summary: 'Continued and finished.' }),
+    )
+    const settled = taskCompleteSettled()
+    const r2 = await runCopilot({
+      cwd,
+      home,
+      prompt: '/goal continue',
+      server,
+      timeoutMs: RUN_MS,
+      trustFolder: false,
+      args: [`--resume=${sid}`],
+      stopWhen: () => settled({ events: readCopilotEvents(home, sid) }),
+    })
+    debugDump('cop-authority-resume', server, `${r2.stdout}\n--- stderr\n${r2.stderr}`)
+    assert.equal(r2.timedOut, false, explain(r2, server))
+    const resumed = server.modelRequests().slice(before)
+    assert.ok(
+      messagesText(resumed[0].body).includes(`[goal-system] Continuing this session's goal ${g.id}`),
+      `/goal continue continued ${g.id}`,
+    )
+    assert.ok(!messagesText(resumed[0].body).includes('opened draft goal'), 'no new goal for "continue"')
+    const [status] = modelCalls(server, (n) => n === 'goal_system_status')
+    assert.match(resultOf(server, status)?.text || '', new RegExp(g.id))
+    const goals = listGoals(home)
+    assert.deepEqual(
+      goals.map((x) => [x.id, x.objective]),
+      [[g.id, OBJECTIVE]],
+      'the same goal, the same objective',
+    )
+    assert.equal(readGoal(home, sid).completionStatus, 'complete')
+  })
+
+  test('one decision per event: with the Copilot CLI, VS Code and Claude Code goal hooks all installed, each event is decided once', {
+    timeout: TEST_MS,
+  }, async (t) => {
+    const script = [
+      { text: 'I will stop here.' },
+      bash('cat greet.sh', 'inspect the script'),
+      bash(FIX_GREETING, 'print hello twice'),
+      bash(RUN_AND_TEST, 'run the script and its test'),
+      goal('goal_system_update', { status: 'active', ...honestEvidence() }),
+      goal('goal_system_close', { status: 'complete', reason: 'verified' }),
+      { text: 'Done.' },
+    ]
+    const ctx = await setupRun('cop-once', script)
+    t.after(ctx.cleanup)
+    const { home, cwd, server } = ctx
+    writeGreetingProject(cwd)
+    installGoalSystem('copilot', { home, project: cwd })
+    for (const flag of ['--vscode', '--claude']) {
+      const ri = runInstaller(home, [flag, '--project', cwd])
+      assert.equal(ri.code, 0, ri.stderr || ri.stdout)
+    }
+    assert.ok(fs.existsSync(path.join(cwd, '.github', 'hooks', 'goal-system.json')), 'VS Code workspace hooks')
+    assert.ok(fs.existsSync(path.join(cwd, '.claude', 'settings.json')), 'Claude Code project hooks')
+    // Recorders next to the goal entries in both foreign files: they show whether Copilot CLI
+    // really runs those files' hooks (the goal entries there then must stand down).
+    const recVs = makeHookRecorder(path.join(ctx.root, 'rec-vscode'))
+    const recCc = makeHookRecorder(path.join(ctx.root, 'rec-claude'))
+    const vsFile = path.join(cwd, '.github', 'hooks', 'goal-system.json')
+    const vs = JSON.parse(fs.readFileSync(vsFile, 'utf8'))
+    vs.hooks.Stop.push({ type: 'command', command: recVs.command('Stop') })
+    fs.writeFileSync(vsFile, JSON.stringify(vs, null, 2))
+    const ccFile = path.join(cwd, '.claude', 'settings.json')
+    const cc = JSON.parse(fs.readFileSync(ccFile, 'utf8'))
+    cc.hooks.Stop.push({ hooks: [{ type: 'command', command: recCc.command('Stop') }] })
+    fs.writeFileSync(ccFile, JSON.stringify(cc, null, 2))
+    // --trust-folder: Copilot CLI loads the repository's hook files too.
+    const r = await runCopilot({ cwd, home, prompt: `start goal: ${OBJECTIVE}`, server, timeoutMs: RUN_MS })
+    debugDump('cop-once', server, `${r.stdout}\n--- stderr\n${r.stderr}`)
+    assert.equal(r.code, 0, explain(r, server))
+    const events = r.events()
+    const starts = events.filter((e) => e.type === 'hook.start')
+    const perType = {}
+    for (const e of starts) perType[e.data.hookType] = (perType[e.data.hookType] || 0) + 1
+    t.diagnostic(`hook runs per event type: ${JSON.stringify(perType)}`)
+    const ranVs = recVs.payloads('Stop')
+    const ranCc = recCc.payloads('Stop')
+    t.diagnostic(
+      `foreign Stop hooks run by Copilot CLI: .github/hooks ${ranVs.length}, .claude/settings.json ${ranCc.length}; COPILOT_CLI in their env: ${[...ranVs, ...ranCc].some((x) => x.envNames?.includes('COPILOT_CLI'))}`,
+    )
+    assert.ok(
+      ranVs.length + ranCc.length > 0,
+      'Copilot CLI ran at least one foreign hook file (else this checks nothing)',
+    )
+    const stops = hookOutputs(events, 'agentStop')
+    const blocks = stops.filter(isBlock)
+    assert.equal(blocks.length, 1, `one blocked stop, not one per installed file: ${JSON.stringify(stops)}`)
+    assert.equal(server.modelRequests().length, script.length, 'exactly one re-prompt')
+    const g = readGoal(home, r.sessionId)
+    assert.equal(listGoals(home).length, 1, 'one goal')
+    assert.equal(readAudit(home).filter((l) => JSON.parse(l).event === 'stop-blocked').length, 1)
+    assert.equal(readAudit(home).filter((l) => JSON.parse(l).event === 'open').length, 1)
+    // Each bash call counted once (3 calls), not once per installed hook file.
+    const bashCalls = modelCalls(server, (n) => n === 'bash').length
+    const counted = g.toolHistory.inspections + g.toolHistory.actions + g.toolHistory.verifications
+    t.diagnostic(`toolHistory: ${JSON.stringify({ ...g.toolHistory, recent: undefined })}`)
+    assert.equal(counted, bashCalls, `${counted} tool calls recorded for ${bashCalls} bash calls`)
+    assert.equal(g.completionStatus, 'complete')
   })
 })
