@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 
-import { JsonFileError, editJsonc, parseJsonObject } from '../lib/json-merge.mjs'
+import { JsonFileError, editJsonc, parseJsonObject } from '../cli/json-merge.mjs'
 
 /** Edit `text` to hold `change(value)`; returns the new text. */
 function rewrite(text, change) {
