@@ -45,6 +45,16 @@ describe('JSONC settings edited in place', () => {
     )
   })
 
+  test('the last, first and only items of a list on one line are removed without breaking the file', () => {
+    const text = '{"hooks":{"Stop":[{"h":[1]},{"h":[2]}],"Pre":[{"h":[3]},{"h":[4]}],"Only":[{"h":[5]}]}}'
+    const out = rewrite(text, (v) => {
+      v.hooks.Stop.pop()
+      v.hooks.Pre.shift()
+      v.hooks.Only.pop()
+    })
+    assert.equal(out, '{"hooks":{"Stop":[{"h":[1]}],"Pre":[{"h":[4]}],"Only":[]}}')
+  })
+
   test('an empty object gets its first key on a line of its own', () => {
     assert.equal(
       rewrite('{}\n', (v) => (v.a = 1)),
