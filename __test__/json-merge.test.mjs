@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 
-import { JsonFileError, editJsonc, parseJsonObject } from '../lib/json-merge.mjs'
+import { JsonFileError, editJsonc, parseJsonObject } from '../cli/json-merge.mjs'
 
 /** Edit `text` to hold `change(value)`; returns the new text. */
 function rewrite(text, change) {
@@ -43,6 +43,16 @@ describe('JSONC settings edited in place', () => {
       rewrite(added, (v) => (v.allow = v.allow.filter((i) => i !== 'x' && i !== 'y'))),
       text,
     )
+  })
+
+  test('the last, first and only items of a list on one line are removed without breaking the file', () => {
+    const text = '{"hooks":{"Stop":[{"h":[1]},{"h":[2]}],"Pre":[{"h":[3]},{"h":[4]}],"Only":[{"h":[5]}]}}'
+    const out = rewrite(text, (v) => {
+      v.hooks.Stop.pop()
+      v.hooks.Pre.shift()
+      v.hooks.Only.pop()
+    })
+    assert.equal(out, '{"hooks":{"Stop":[{"h":[1]}],"Pre":[{"h":[4]}],"Only":[]}}')
   })
 
   test('an empty object gets its first key on a line of its own', () => {

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 
-import { claudeStatusLineOp } from '../lib/install-targets.mjs'
+import { claudeStatusLineOp } from '../cli/install-targets.mjs'
 import { ensureChromium } from '../scripts/ensure-chromium.mjs'
 import { renderPage } from './chromium.mjs'
 import { cliHook, root, tempState } from './helpers.mjs'

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Hook round trip for Copilot CLI's shell hook (bash hooks/goal-context.sh ->
+// Hook round trip for Copilot CLI's shell hook (bash adapters/copilot-cli/hooks/goal-context.sh ->
 // native goal-hook): payload in, decision out, state updated durably. Measured
 // in one interleaved run against `node -e 0` and `/bin/true`, so the ratios
 // hold on a noisy machine. Usage: node bench/hooks.mjs [iterations]
@@ -25,7 +25,7 @@ const sessionId = 'bench-session'
 const cwd = '/tmp/bench-project'
 addon.openGoalSync({ sessionId, cwd }, { objective: 'benchmark the hooks', remaining: ['measure'] })
 
-const hook = join(root, 'hooks', 'goal-context.sh')
+const hook = join(root, 'adapters', 'copilot-cli', 'hooks', 'goal-context.sh')
 const payloads = {
   preToolUse: { sessionId, cwd, timestamp: 0, toolName: 'bash', toolArgs: { command: 'cargo test' } },
   postToolUse: {

@@ -69,7 +69,7 @@ function nodeBare() {
 }
 
 const cases = [
-  ['product server (SDK Server, JSON Schemas)', () => coldStart(join(ROOT, 'adapters/vscode-chat/mcp-server.mjs'))],
+  ['product server (SDK Server, JSON Schemas)', () => coldStart(join(ROOT, 'adapters/shared/mcp-server.mjs'))],
   ['floor: no SDK, same addon', () => coldStart(join(ROOT, 'bench/mcp-floor-server.mjs'))],
   ['node -e 0', async () => nodeBare()],
 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Round trip of the Goal System MCP tools over stdio, one client session.
 // node bench/mcp.mjs [N=200]
-// Spawns adapters/vscode-chat/mcp-server.mjs with the SDK client, opens a goal,
+// Spawns adapters/shared/mcp-server.mjs with the SDK client, opens a goal,
 // then times N calls each of goal_system_status and goal_system_update
 // (interleaved), and the same addon calls made in-process for comparison.
 // Prints median and p95 per case. A plain script: it asserts nothing about time.
@@ -27,7 +27,7 @@ const client = new Client({ name: 'goal-system-bench', version: '1.0.0' })
 await client.connect(
   new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, 'adapters/vscode-chat/mcp-server.mjs')],
+    args: [join(ROOT, 'adapters/shared/mcp-server.mjs')],
     env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
     stderr: 'ignore',
   }),

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { claudeStatusLineOp } from '../lib/install-targets.mjs'
+import { claudeStatusLineOp } from '../cli/install-targets.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.argv[2]) || 40

@@ -2,11 +2,11 @@
 // The goal-system command: install/uninstall/doctor for the hosts, and
 // list/status/show/open/update/close/budget for goals. Each command loads only what it
 // needs (the addon only for goal commands and doctor). See `goal-system --help`.
-// Options are parsed by node:util parseArgs (lib/cli-common.mjs); every error
+// Options are parsed by node:util parseArgs (cli/cli-common.mjs); every error
 // is printed as `goal-system <command>: ...` with the exit code it carries.
 import { readFileSync } from 'node:fs'
 
-import { didYouMean, makeIo } from '../lib/cli-ui.mjs'
+import { didYouMean, makeIo } from '../cli/cli-ui.mjs'
 
 const COMMANDS = [
   'install',
@@ -35,12 +35,12 @@ async function main(argv) {
   if (cmd === 'statusline' && !rest.includes('--help')) {
     // A status bar shows stdout on every refresh: the line or nothing, never an error.
     try {
-      const line = (await import('../lib/goals-cli.mjs')).statusLine()
+      const line = (await import('../cli/goals-cli.mjs')).statusLine()
       if (line) io.out(line)
     } catch {}
     return 0
   }
-  const help = await import('../lib/cli-help.mjs')
+  const help = await import('../cli/cli-help.mjs')
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     if (cmd === 'help' && rest[0] && COMMANDS.includes(rest[0])) return main([rest[0], '--help'])
     io.out(help.MAIN_HELP)
@@ -63,19 +63,19 @@ async function main(argv) {
       io.out(help.MCP_HELP)
       return 0
     }
-    await import('../adapters/vscode-chat/mcp-server.mjs')
+    await import('../adapters/shared/mcp-server.mjs')
     return undefined
   }
   if (cmd === 'install' || cmd === 'uninstall') {
-    const { runInstallCommand } = await import('../lib/cli-install.mjs')
+    const { runInstallCommand } = await import('../cli/cli-install.mjs')
     return runInstallCommand(cmd, rest, io, cmd === 'install' ? help.INSTALL_HELP : help.UNINSTALL_HELP)
   }
   if (cmd === 'doctor') return doctor(rest, help.DOCTOR_HELP)
   if (cmd === 'board') {
-    const { runBoardCommand } = await import('../lib/board-cli.mjs')
+    const { runBoardCommand } = await import('../cli/board-cli.mjs')
     return runBoardCommand(rest, io, help.BOARD_HELP)
   }
-  const { runGoalCommand } = await import('../lib/goals-cli.mjs')
+  const { runGoalCommand } = await import('../cli/goals-cli.mjs')
   if (cmd === 'statusline') {
     io.out(help.STATUSLINE_HELP)
     return 0
@@ -95,9 +95,9 @@ async function main(argv) {
 }
 
 async function doctor(argv, helpText) {
-  const { HOST_OPTIONS, parseOptions, selectedHosts } = await import('../lib/cli-common.mjs')
-  const { resolveProject } = await import('../lib/cli-install.mjs')
-  const { runChecks, formatFindings } = await import('../lib/doctor.mjs')
+  const { HOST_OPTIONS, parseOptions, selectedHosts } = await import('../cli/cli-common.mjs')
+  const { resolveProject } = await import('../cli/cli-install.mjs')
+  const { runChecks, formatFindings } = await import('../cli/doctor.mjs')
   const opts = parseOptions(argv, { ...HOST_OPTIONS, project: { type: 'string' }, json: { type: 'boolean' } })
   if (opts.help) {
     io.out(helpText)

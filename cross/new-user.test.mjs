@@ -9,7 +9,7 @@ import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 
-import { platformId } from '../lib/install-native.mjs'
+import { platformId } from '../cli/install-native.mjs'
 import { npmDir, root } from './tools.mjs'
 
 let base, app, home, env, packed
@@ -49,8 +49,7 @@ after(() => rmSync(base, { recursive: true, force: true }))
 
 test('the tarball holds only what a user needs', () => {
   const files = packed.main.files.map((f) => f.path)
-  const allowed =
-    /^(index\.js|index\.d\.ts|extension\.mjs|package\.json|LICENSE|README\.md|CHANGELOG\.md|(hooks|skills|adapters|bin|lib)\/.+)$/
+  const allowed = /^(index\.js|index\.d\.ts|package\.json|LICENSE|README\.md|CHANGELOG\.md|(adapters|bin|cli)\/.+)$/
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
@@ -58,8 +57,8 @@ test('the tarball holds only what a user needs', () => {
   for (const f of [
     'index.js',
     'bin/goal-system.mjs',
-    'hooks/hooks.json',
-    'adapters/vscode-chat/hook-runner.mjs',
+    'adapters/copilot-cli/hooks/hooks.json',
+    'adapters/shared/hook-runner.mjs',
     'LICENSE',
   ]) {
     assert.ok(files.includes(f), `${f} is packed`)

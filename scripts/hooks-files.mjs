@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const HOOK = '${GOAL_SYSTEM_HOOK}'
-const RUNNER = '${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'
+const RUNNER = '${GOAL_SYSTEM_HOME}/adapters/shared/hook-runner.mjs'
 const TIMEOUT = 10
 
 /** The POSIX shell command (bash, dash, Git Bash) for one host and event. */
@@ -123,7 +123,7 @@ export function hooksFiles() {
     ),
   }
   return {
-    'hooks/hooks.json': copilot,
+    'adapters/copilot-cli/hooks/hooks.json': copilot,
     'adapters/vscode-chat/hooks/goal-system.json': vscode,
     'adapters/claude/settings.hooks.json': claude,
   }

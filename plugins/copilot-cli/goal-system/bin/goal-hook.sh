@@ -13,8 +13,11 @@ event="$2"
 if [ -n "$root" ] && [ -x "$root/native/goal-hook" ]; then
   exec "$root/native/goal-hook" --host "$host" "$event"
 fi
-if [ -n "$root" ] && [ -f "$root/adapters/vscode-chat/hook-runner.mjs" ] && command -v node >/dev/null 2>&1; then
-  exec node "$root/adapters/vscode-chat/hook-runner.mjs" "$host" "$event"
-fi
+# The Node runner: adapters/shared/, or adapters/vscode-chat/ in an older package.
+for runner in "$root/adapters/shared/hook-runner.mjs" "$root/adapters/vscode-chat/hook-runner.mjs"; do
+  if [ -n "$root" ] && [ -f "$runner" ] && command -v node >/dev/null 2>&1; then
+    exec node "$runner" "$host" "$event"
+  fi
+done
 echo "goal-system plugin: the goal-system package was not found (install it: npm install -g goal-system, or set GOAL_SYSTEM_HOME); allowing" >&2
 echo '{}'

@@ -10,7 +10,7 @@
 # answer is printed only when it succeeded.
 here="${BASH_SOURCE[0]%/*}"
 [ "$here" = "${BASH_SOURCE[0]}" ] && here=.
-root="$here/.."
+root="$here/../../.."
 event="${1:-}"
 hook="${GOAL_SYSTEM_HOOK:-$root/native/goal-hook}"
 if [ -f "$hook" ]; then
@@ -20,7 +20,7 @@ if [ -f "$hook" ]; then
   fi
   echo "goal-system hook: $hook did not run (exit $?); falling back to Node" >&2
 fi
-if node "$root/adapters/vscode-chat/hook-runner.mjs" copilot-cli "$event"; then
+if node "$root/adapters/shared/hook-runner.mjs" copilot-cli "$event"; then
   exit 0
 fi
 echo "goal-system hook: neither the native hook nor Node could answer; allowing" >&2

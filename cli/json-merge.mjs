@@ -134,7 +134,7 @@ function subsequence(short, long) {
 /** One modify: set (value), insert into a list (insert), or remove (undefined). */
 function edit(text, path, value, fmt, insert = false) {
   if (value === undefined) {
-    const own = removeOwnLine(text, path)
+    const own = removeOwnLine(text, path) ?? removeArrayItem(text, path)
     if (own) return own
   }
   const edits = modify(text, path, value, { isArrayInsertion: insert })
@@ -160,6 +160,22 @@ function removeOwnLine(text, path) {
   if (!rest) return null
   const from = text[lineStart - 1] === '\r' ? lineStart - 1 : lineStart
   return text.slice(0, from) + text.slice(end + rest[0].length).replace(/^(?=\r?\n)/, '')
+}
+
+/**
+ * An array item goes with the comma before it (after it, for the first item).
+ * Done here because jsonc-parser 3.3.1 cuts one character short when the item
+ * ends its list on the same line (`[{"a":1},{"b":2}]` became `[{"a":1}}]`).
+ */
+function removeArrayItem(text, path) {
+  const node = findNodeAtLocation(parseTree(text, [], PARSE_OPTIONS), path)
+  const list = node?.parent
+  if (!node || list?.type !== 'array') return null
+  const i = list.children.indexOf(node)
+  const [prev, next] = [list.children[i - 1], list.children[i + 1]]
+  if (prev) return text.slice(0, prev.offset + prev.length) + text.slice(node.offset + node.length)
+  if (next) return text.slice(0, node.offset) + text.slice(next.offset)
+  return text.slice(0, list.offset + 1) + text.slice(list.offset + list.length - 1)
 }
 
 const lineIndent = (text, offset) => /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', offset - 1) + 1))[0]

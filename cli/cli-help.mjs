@@ -78,8 +78,10 @@ ${HOST_FLAGS}
   --json             print the plan (and, without --dry-run, the result) as JSON
 
 Files, user level:
-  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: bash <pkg>/hooks/goal-context.sh <event>
-               ~/.copilot/extensions/goal-system/extension.mjs   shim importing <pkg>/extension.mjs
+  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: <pkg>/native/goal-hook, else node
+                                                        <pkg>/adapters/shared/hook-runner.mjs
+               ~/.copilot/extensions/goal-system/extension.mjs   shim importing
+                                                        <pkg>/adapters/copilot-cli/extension.mjs
                ~/.copilot/settings.json                 "experimental": true (needed to load the extension)
                ~/.copilot/mcp-config.json               mcpServers.goalSystem, only with --copilot-mcp
                                                         (the extension offers the tools already)

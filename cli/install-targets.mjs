@@ -33,11 +33,17 @@ const PLACEHOLDER_RE = /(["']?)\$\{(GOAL_SYSTEM_HOME|GOAL_SYSTEM_HOOK)\}([^\s"']
 /** Package files whose paths appear in host settings: how entries of ours are recognized. */
 const OUR_FILES = [
   'hooks/goal-context.sh',
+  'shared/hook-runner.mjs',
+  'shared/mcp-server.mjs',
+  // Where older installs pointed (before the adapters were split by host).
   'vscode-chat/hook-runner.mjs',
   'vscode-chat/mcp-server.mjs',
   'native/goal-hook',
   ...PLACEHOLDERS.map((p) => '${' + p + '}'),
 ]
+/** The Copilot CLI extension inside the package (the user extension is a shim importing it). */
+export const EXTENSION = path.join('adapters', 'copilot-cli', 'extension.mjs')
+
 /** The native hook inside a platform package (goal-system-linux-x64-gnu/goal-hook). */
 const PLATFORM_HOOK = /goal-system-[a-z0-9]+-[a-z0-9]+(?:-[a-z0-9]+)?\/goal-hook/
 
@@ -159,7 +165,7 @@ function markdownCopy(pkg, rel, edit = (text) => text) {
 }
 
 function extensionShim(pkg) {
-  const target = path.join(pkg, 'extension.mjs')
+  const target = path.join(pkg, EXTENSION)
   return [
     `// ${TEXT_MARKER}: Copilot CLI loads this user extension, which runs the`,
     '// Goal System extension of the installed package. `goal-system uninstall` removes it.',
@@ -214,8 +220,8 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       ops: props.kind === 'text' ? [{ id: 'file', type: 'file' }] : [],
       ...props,
     })
-  const mcpScript = path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')
-  const hookRunner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
+  const mcpScript = path.join(pkg, 'adapters', 'shared', 'mcp-server.mjs')
+  const hookRunner = path.join(pkg, 'adapters', 'shared', 'hook-runner.mjs')
   const mcpKey = (keyPath, value) => ({
     id: `key:${keyPath.join('.')}`,
     type: 'key',
@@ -225,7 +231,7 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
   })
 
   if (hosts.includes('copilot-cli')) {
-    const hooksTemplate = jsonTemplate(pkg, 'hooks/hooks.json')
+    const hooksTemplate = jsonTemplate(pkg, 'adapters/copilot-cli/hooks/hooks.json')
     const vscodeServer = templatePart(pkg, 'adapters/vscode-chat/mcp.json', ['servers', MCP_SERVER_NAME])
     const events = Object.keys(hooksTemplate.hooks ?? {})
     add('copilot-cli', path.join(loc.copilotHome, 'hooks', 'goal-system.json'), {
@@ -264,12 +270,12 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       kind: 'text',
       label: 'Copilot CLI extension shim: imports the package extension.mjs',
       content: extensionShim(pkg),
-      requires: [path.join(pkg, 'extension.mjs')],
+      requires: [path.join(pkg, EXTENSION)],
     })
     add('copilot-cli', path.join(loc.copilotHome, 'skills', 'goal', 'SKILL.md'), {
       kind: 'text',
-      label: 'Copilot CLI skill "goal" (a copy of skills/goal/SKILL.md)',
-      content: markdownCopy(pkg, 'skills/goal/SKILL.md'),
+      label: 'Copilot CLI skill "goal" (a copy of adapters/copilot-cli/skills/goal/SKILL.md)',
+      content: markdownCopy(pkg, 'adapters/copilot-cli/skills/goal/SKILL.md'),
     })
     if (project)
       notes.push(`Copilot CLI is installed at user level (${loc.copilotHome}); --project does not apply to it.`)

@@ -178,7 +178,7 @@ function checkNativeHook(ok, fail) {
 }
 
 function checkHookRunner(ok, fail) {
-  const runner = path.join(PACKAGE_ROOT, 'adapters', 'vscode-chat', 'hook-runner.mjs')
+  const runner = path.join(PACKAGE_ROOT, 'adapters', 'shared', 'hook-runner.mjs')
   if (!fs.existsSync(runner)) return // reported with the wiring that needs it
   const problem = answersAllow(process.execPath, [runner, 'vscode', 'PreToolUse'])
   if (problem) fail('general', `hook runner ${runner} ${problem}`, 'reinstall the package')

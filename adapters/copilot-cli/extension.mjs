@@ -15,10 +15,10 @@ import {
   resultText,
   toolDescriptions,
   toolShapes,
-} from './lib/goal-tools.mjs'
+} from '../shared/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
-const addon = require('./index.js')
+const addon = require('../../index.js')
 
 /** Does this invocation (or hook input) come from a subagent? The rule is the core's. */
 export function looksLikeSubagent(invocation, mainSessionId) {

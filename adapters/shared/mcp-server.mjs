@@ -28,10 +28,10 @@ try {
   log(`the goal-system addon failed to load: ${err?.message ?? err}`)
 }
 
-// The tool definitions (lib/goal-tools.mjs) are loaded on the first request
+// The tool definitions (goal-tools.mjs) are loaded on the first request
 // that needs them, so the handshake does not wait for them.
 let tools
-const goalTools = () => (tools ??= import('../../lib/goal-tools.mjs'))
+const goalTools = () => (tools ??= import('./goal-tools.mjs'))
 // ---------------------------------------------------------------- schemas
 
 /** Who calls: the main session, as injected by the hooks into the chat context. */
