@@ -373,7 +373,7 @@ describe('open, update, close', () => {
     assert.equal(g.budget.timeBudgetSeconds, 1800)
     assert.equal(g.completionStatus, 'budget_limited', 'a budget of 0 limits at once')
     const shown = run(['show', 'sess-a'])
-    assert.match(shown.out, /Usage: tokens 0 of 0; time 0 s of 1800 s/)
+    assert.match(shown.out, /Usage: tokens 0 of 0; time \d+ s of 1800 s/)
     assert.match(shown.out, /Why budget-limited: token budget reached/)
     const listed = JSON.parse(run(['list', '--json']).out).find((l) => l.id === a.goal.id)
     assert.equal(listed.budget.tokenBudget, 0)
