@@ -117,7 +117,12 @@ fn newest_copy_wins_whichever_place_it_is_in() {
     goal.done_so_far = vec!["new".into()];
     store.save(&goal).unwrap();
 
-    // An older copy written by hand into the session-local place.
+    // Copies the goal system wrote at other times (sealed), placed by hand.
+    let write_json = |path: &Path, goal: &Goal| {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, store.copy_bytes(goal).unwrap()).unwrap();
+    };
+    // An older copy in the session-local place.
     let mut older = goal.clone();
     older.updated_at = iso_from_ms(1_000);
     older.done_so_far = vec!["old".into()];

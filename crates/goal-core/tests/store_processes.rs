@@ -289,7 +289,12 @@ fn concurrent_processes_do_not_lose_updates() {
     }
     assert_eq!(goal.revision, 1 + (PROCS * EACH) as u64);
     for path in &paths {
-        let on_disk: Goal = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        let mut on_disk: Goal = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        assert!(
+            on_disk.seal.take().is_some(),
+            "{} is sealed",
+            path.display()
+        );
         assert_eq!(on_disk, goal, "{}", path.display());
     }
     for path in state_files(&store) {

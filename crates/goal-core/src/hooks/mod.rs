@@ -205,6 +205,17 @@ pub fn decide(
         store.record_fault("store", warning);
     }
     let (mut decision, note) = result?;
+    if warnings
+        .iter()
+        .any(|w| w.contains(crate::integrity::TAMPERED_MARK))
+    {
+        // The user hears of it: decisions above already read the restored state.
+        let told = messages::state_restored();
+        decision.system_message = Some(match decision.system_message.take() {
+            Some(msg) => format!("{told}\n{msg}"),
+            None => told.to_string(),
+        });
+    }
     if event == Event::SessionStart {
         board::add_note(
             &mut decision.context,
