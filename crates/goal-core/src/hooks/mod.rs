@@ -200,7 +200,13 @@ pub fn decide(
         // A goal opened (or first met) here starts counting from now.
         account_with(store, host, &caller, &payload, 0, true);
     }
-    let warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
+    let mut warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
+    for report in store.take_tamper_reports() {
+        // Also met by reads whose warnings are not passed on (usage accounting).
+        if !warnings.contains(&report) {
+            warnings.push(report);
+        }
+    }
     for warning in &warnings {
         store.record_fault("store", warning);
     }

@@ -185,11 +185,13 @@ impl Store {
             warnings.push(format!("{what}; ignored"));
             return;
         }
-        warnings.push(match set_aside(path, ino, dev, "tampered") {
+        let report = match set_aside(path, ino, dev, "tampered") {
             Ok(Some(dest)) => format!("{what}; set aside as {}", dest.display()),
             Ok(None) => format!("{what}; ignored"),
             Err(e) => format!("{what}; ignored (could not be set aside: {e})"),
-        });
+        };
+        self.report_tampering(&report);
+        warnings.push(report);
     }
 
     /// The by-cwd-session files of one session, in any directory.
@@ -233,7 +235,7 @@ impl Store {
         }
         let key = self.read_key();
         let mut tampered = false;
-        let mut copies: Vec<Copy> = paths
+        let copies: Vec<Copy> = paths
             .iter()
             .filter_map(|p| {
                 self.read_copy(
@@ -247,35 +249,122 @@ impl Store {
             })
             .collect();
         if !tampered {
-            return copies;
+            // Every copy gone or unreadable while the journal's last goal is
+            // still open: the store never removes a session's copies, so this
+            // is restored like an edit (else deleting or garbling the copies
+            // would release the stop).
+            if !copies.is_empty() || !quarantine_corrupt {
+                return copies;
+            }
+            let journal = self.read_journal(key.as_ref(), session_id);
+            let Some(goal) = self.journal_goal(key.as_ref(), &journal) else {
+                return copies;
+            };
+            if !goal.is_open() {
+                return copies;
+            }
+            let report = format!(
+                "every goal copy of session {} is missing or unreadable: it {TAMPERED_MARK} or was damaged",
+                shown(session_id)
+            );
+            self.report_tampering(&report);
+            warnings.push(report);
+            return self.restore_from_journal(session_id, goal, warnings);
         }
         if let Some(kept) = copies.iter().rev().max_by_key(|c| c.key()) {
-            warnings.push(format!(
+            let report = format!(
                 "goal state of session {} restored from {}",
                 shown(session_id),
                 kept.path.display()
-            ));
+            );
+            self.report_tampering(&report);
+            warnings.push(report);
             return copies;
         }
         let journal = self.read_journal(key.as_ref(), session_id);
         match self.journal_goal(key.as_ref(), &journal) {
-            Some(goal) => {
-                warnings.push(format!(
-                    "goal state of session {} restored from its journal {}",
-                    shown(session_id),
-                    self.journal_path(session_id).display()
-                ));
-                copies.push(Copy {
-                    goal,
-                    path: self.journal_path(session_id),
-                    mtime_ns: 0,
-                    sealed: true,
-                });
+            Some(goal) if quarantine_corrupt => {
+                self.restore_from_journal(session_id, goal, warnings)
             }
-            None => warnings.push(format!(
-                "goal state of session {} could not be restored: no untampered copy or journal entry",
-                shown(session_id)
-            )),
+            Some(goal) => vec![Copy {
+                goal,
+                path: self.journal_path(session_id),
+                mtime_ns: 0,
+                sealed: true,
+            }],
+            None => {
+                let report = format!(
+                    "goal state of session {} could not be restored: no untampered copy or journal entry",
+                    shown(session_id)
+                );
+                self.report_tampering(&report);
+                warnings.push(report);
+                copies
+            }
+        }
+    }
+
+    /// Under the lock: write the journal's goal back to the session's three
+    /// places at once (a read that set every copy aside must not leave the
+    /// session without a goal for the next read).
+    fn restore_from_journal(
+        &self,
+        session_id: &str,
+        goal: Goal,
+        warnings: &mut Vec<String>,
+    ) -> Vec<Copy> {
+        let journal = Copy {
+            goal: goal.clone(),
+            path: self.journal_path(session_id),
+            mtime_ns: 0,
+            sealed: true,
+        };
+        let cwd = goal.cwd.clone();
+        let report = match self.persist(
+            session_id,
+            goal,
+            std::slice::from_ref(&journal),
+            None,
+            false,
+            warnings,
+        ) {
+            Ok(_) => format!(
+                "goal state of session {} restored from its journal {}",
+                shown(session_id),
+                journal.path.display()
+            ),
+            Err(e) => format!(
+                "goal state of session {} read from its journal {} but not written back: {}",
+                shown(session_id),
+                journal.path.display(),
+                e.message
+            ),
+        };
+        self.report_tampering(&report);
+        warnings.push(report);
+        // Read back what was written, so later writes see the real copies.
+        let mut ignored = Vec::new();
+        let mut again = false;
+        let key = self.read_key();
+        let mut copies: Vec<Copy> = [
+            self.by_session_path(session_id),
+            self.session_local_path(session_id),
+            self.by_cwd_path(&cwd, session_id),
+        ]
+        .iter()
+        .filter_map(|p| {
+            self.read_copy(
+                p,
+                Some(session_id),
+                false,
+                key.as_ref(),
+                &mut ignored,
+                &mut again,
+            )
+        })
+        .collect();
+        if copies.is_empty() {
+            copies.push(journal);
         }
         copies
     }

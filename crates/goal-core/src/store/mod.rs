@@ -113,11 +113,28 @@ pub struct Modified<T> {
 #[derive(Debug, Clone)]
 pub struct Store {
     pub config: StoreConfig,
+    /// Copies found edited outside the goal system since the last
+    /// [`Store::take_tamper_reports`]: kept here as well as in each call's
+    /// warnings, because some callers drop warnings and the user must hear
+    /// of tampering whichever read met it.
+    tamper_reports: std::sync::Arc<parking_lot::Mutex<Vec<String>>>,
 }
 
 impl Store {
     pub fn new(config: StoreConfig) -> Store {
-        Store { config }
+        Store {
+            config,
+            tamper_reports: Default::default(),
+        }
+    }
+
+    /// The tampering reports met since the last call (see `integrity`).
+    pub fn take_tamper_reports(&self) -> Vec<String> {
+        std::mem::take(&mut *self.tamper_reports.lock())
+    }
+
+    pub(super) fn report_tampering(&self, report: &str) {
+        self.tamper_reports.lock().push(report.to_string());
     }
 
     /// A store configured from the environment ([`StoreConfig::from_env`]).
@@ -588,8 +605,8 @@ impl Store {
 
 /// The journal's name for what this write does to the goal, if it is a
 /// transition (not a routine update such as a recorded tool call): the goal's
-/// first write, its first sealed write (a legacy record), or a change of its
-/// status or `closedAt`.
+/// first write, its first sealed write (a legacy record), its restoration
+/// from the journal, or a change of its status or `closedAt`.
 fn transition(goal: &Goal, copies: &[Copy]) -> Option<&'static str> {
     let prior = copies
         .iter()
@@ -597,6 +614,7 @@ fn transition(goal: &Goal, copies: &[Copy]) -> Option<&'static str> {
         .max_by_key(|c| c.key());
     match prior {
         None => Some("open"),
+        Some(p) if p.path.extension().is_some_and(|e| e == "jsonl") => Some("restore"),
         Some(p) if !p.sealed => Some("seal"),
         Some(p) if p.goal.closed_at.is_none() && goal.closed_at.is_some() => Some("close"),
         Some(p) if p.goal.closed_at.is_some() && goal.closed_at.is_none() => Some("reopen"),
