@@ -197,9 +197,13 @@ describe('statusline', () => {
 
   test('a budget shows its use', () => {
     // The budget is the user's to set; write it into every copy as a newer revision.
+    // A hand-written copy is only read as a legacy record (no seal, no journal
+    // entry for the session); otherwise it would be set aside as tampered.
     const g = state.bySession('draft')
     g.budget = { tokenBudget: 200000, tokensUsed: 50000 }
     g.revision += 1
+    delete g.seal
+    fs.rmSync(path.join(state.stateRoot, 'journal', 'draft.jsonl'), { force: true })
     const files = [
       path.join(state.stateRoot, 'by-session', 'draft.json'),
       path.join(path.dirname(state.stateRoot), 'draft', 'goal-state.json'),

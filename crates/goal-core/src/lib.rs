@@ -14,6 +14,7 @@ pub mod goals;
 pub mod guard;
 pub mod hooks;
 pub mod hosts;
+pub mod integrity;
 pub mod messages;
 pub mod outcome;
 pub mod payload;

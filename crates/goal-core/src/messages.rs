@@ -395,6 +395,13 @@ pub fn paused_by_interrupt(goal: &Goal) -> String {
     )
 }
 
+/// Told to the user when a goal copy was edited outside the goal system (a
+/// status set by hand, a seal stripped): the edit was set aside and the goal
+/// system's own state restored, so it released nothing.
+pub fn state_restored() -> &'static str {
+    "[goal-system] The goal state was edited outside the goal system. The edited copy was set aside (kept as *.tampered-*) and the goal system's own state was restored; the edit did not close the goal or release the stop. A goal closes only through goal_system_close with real evidence, or by the user."
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,7 +117,12 @@ fn newest_copy_wins_whichever_place_it_is_in() {
     goal.done_so_far = vec!["new".into()];
     store.save(&goal).unwrap();
 
-    // An older copy written by hand into the session-local place.
+    // Copies the goal system wrote at other times (sealed), placed by hand.
+    let write_json = |path: &Path, goal: &Goal| {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, store.copy_bytes(goal).unwrap()).unwrap();
+    };
+    // An older copy in the session-local place.
     let mut older = goal.clone();
     older.updated_at = iso_from_ms(1_000);
     older.done_so_far = vec!["old".into()];
@@ -226,8 +231,25 @@ fn only_corrupt_copies_means_no_goal_not_an_invented_one() {
         fs::write(&path, b"{\"not\": \"a goal\"}").unwrap();
     }
     let loaded = store.load("s1", Some(CWD)).unwrap();
+    // Not invented: the goal system's own last transition, from the
+    // session's journal, after the three corrupt copies were moved aside.
+    assert_eq!(loaded.goal.unwrap().id, "goal-z");
+    let moved = loaded.warnings.iter().filter(|w| w.contains("moved aside"));
+    assert_eq!(moved.count(), 3, "{:?}", loaded.warnings);
+    assert!(loaded
+        .warnings
+        .iter()
+        .any(|w| w.contains("restored from its journal")));
+
+    // Without a journal entry there is nothing to restore: no goal.
+    fs::remove_file(store.journal_path("s1")).unwrap();
+    for path in [store.by_session_path("s1"), store.by_cwd_path(CWD, "s1")] {
+        fs::write(&path, b"{\"not\": \"a goal\"}").unwrap();
+    }
+    fs::remove_file(store.session_local_path("s1")).unwrap();
+    let loaded = store.load("s1", Some(CWD)).unwrap();
     assert!(loaded.goal.is_none());
-    assert_eq!(loaded.warnings.len(), 3, "{:?}", loaded.warnings);
+    assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);
 }
 
 // ---------------------------------------------------------------------------

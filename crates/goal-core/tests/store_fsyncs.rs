@@ -27,10 +27,13 @@ fn a_durable_update_costs_four_fsyncs_and_three_renames() {
     );
 
     // The first write creates three names: every folder is made durable.
+    // Once per state root, the integrity key is created (its file and
+    // folder); the goal's first write is a transition, journaled (the new
+    // journal file and its folder).
     let before = io_counts();
     store.save(&goal).unwrap();
     let first = io_counts() - before;
-    assert_eq!((first.fsyncs, first.renames), (6, 3), "{first:?}");
+    assert_eq!((first.fsyncs, first.renames), (6 + 2 + 2, 3), "{first:?}");
 
     // An update replaces three names: three files and the by-session folder.
     let before = io_counts();
@@ -43,6 +46,23 @@ fn a_durable_update_costs_four_fsyncs_and_three_renames() {
         .unwrap();
     let update = io_counts() - before;
     assert_eq!((update.fsyncs, update.renames), (4, 3), "{update:?}");
+
+    // A transition (a status change) adds one journal append: one fsync of
+    // the journal, none of its folder.
+    let before = io_counts();
+    store
+        .modify("s1", Some(CWD), |current, _| {
+            let mut g = current.unwrap();
+            g.completion_status = Status::Blocked;
+            Ok((Change::Save(g), ()))
+        })
+        .unwrap();
+    let transition = io_counts() - before;
+    assert_eq!(
+        (transition.fsyncs, transition.renames),
+        (5, 3),
+        "{transition:?}"
+    );
 
     // Nothing to write, nothing synced.
     let before = io_counts();

@@ -262,11 +262,13 @@ fn concurrent_processes_do_not_lose_updates() {
             }
         });
         fs::write(dir.0.join("go"), b"").unwrap();
-        for child in &mut children {
-            let status = child.wait().unwrap();
+        let statuses: Vec<_> = children.iter_mut().map(|c| c.wait().unwrap()).collect();
+        // Stop the checker before asserting: a failed writer must fail the
+        // test, not leave the checker looping for ever.
+        stop.store(true, Ordering::Relaxed);
+        for status in statuses {
             assert!(status.success(), "a writer failed: {status}");
         }
-        stop.store(true, Ordering::Relaxed);
     });
     assert!(checks.load(Ordering::Relaxed) > 0);
 
@@ -289,7 +291,12 @@ fn concurrent_processes_do_not_lose_updates() {
     }
     assert_eq!(goal.revision, 1 + (PROCS * EACH) as u64);
     for path in &paths {
-        let on_disk: Goal = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        let mut on_disk: Goal = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        assert!(
+            on_disk.seal.take().is_some(),
+            "{} is sealed",
+            path.display()
+        );
         assert_eq!(on_disk, goal, "{}", path.display());
     }
     for path in state_files(&store) {

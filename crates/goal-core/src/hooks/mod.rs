@@ -200,11 +200,28 @@ pub fn decide(
         // A goal opened (or first met) here starts counting from now.
         account_with(store, host, &caller, &payload, 0, true);
     }
-    let warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
+    let mut warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
+    for report in store.take_tamper_reports() {
+        // Also met by reads whose warnings are not passed on (usage accounting).
+        if !warnings.contains(&report) {
+            warnings.push(report);
+        }
+    }
     for warning in &warnings {
         store.record_fault("store", warning);
     }
     let (mut decision, note) = result?;
+    if warnings
+        .iter()
+        .any(|w| w.contains(crate::integrity::TAMPERED_MARK))
+    {
+        // The user hears of it: decisions above already read the restored state.
+        let told = messages::state_restored();
+        decision.system_message = Some(match decision.system_message.take() {
+            Some(msg) => format!("{told}\n{msg}"),
+            None => told.to_string(),
+        });
+    }
     if event == Event::SessionStart {
         board::add_note(
             &mut decision.context,

@@ -1,10 +1,11 @@
 //! The copies of a goal: reading one (moving a corrupt one aside), finding a
 //! session's copies, and ordering copies newest first.
 
-use super::files::{quarantine, read_state_file, Found};
-use super::paths::shown;
+use super::files::{quarantine, read_state_file, set_aside, Found};
+use super::paths::{shown, validate_session_id};
 use super::Store;
 use crate::error::{GoalError, Result};
+use crate::integrity::{self, Key, Seal, TAMPERED_MARK};
 use crate::record::Goal;
 use std::collections::HashMap;
 use std::fs;
@@ -16,6 +17,8 @@ pub(super) struct Copy {
     pub(super) goal: Goal,
     pub(super) path: PathBuf,
     pub(super) mtime_ns: i128,
+    /// Whether the copy carried a valid seal (else: a legacy record).
+    pub(super) sealed: bool,
 }
 
 impl Copy {
@@ -64,23 +67,32 @@ pub(super) fn newest(copies: &[Copy]) -> Option<Goal> {
         .map(|c| c.goal.clone())
 }
 
-pub(super) fn to_bytes(goal: &Goal) -> Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(goal)
+/// The goal sealed with `key`, and the bytes of a copy of it.
+pub(super) fn to_bytes(key: &Key, goal: &Goal) -> Result<(Goal, Vec<u8>)> {
+    let mut sealed = goal.clone();
+    integrity::seal(key, &mut sealed)?;
+    let mut bytes = serde_json::to_vec_pretty(&sealed)
         .map_err(|e| GoalError::invalid(format!("goal {} cannot be serialized: {e}", goal.id)))?;
     bytes.push(b'\n');
-    Ok(bytes)
+    Ok((sealed, bytes))
 }
 
 impl Store {
     /// Read one goal copy. Corrupt copies (unparsable, the wrong type, too
     /// large, a folder) are moved aside when `quarantine_corrupt` (only done
-    /// under the lock); copies of another session are ignored.
+    /// under the lock); copies of another session are ignored. A copy whose
+    /// seal is broken, or that has none although the journal shows the goal
+    /// system wrote its goal, was edited outside the goal system: it is never
+    /// read, set aside as `<name>.tampered-<ms>` under the lock, and flags
+    /// `tampered`. The returned goal carries no seal (seals live on disk only).
     pub(super) fn read_copy(
         &self,
         path: &Path,
         session_id: Option<&str>,
         quarantine_corrupt: bool,
+        key: Option<&Key>,
         warnings: &mut Vec<String>,
+        tampered: &mut bool,
     ) -> Option<Copy> {
         let (problem, ino, dev) = match read_state_file(path) {
             Found::Missing => return None,
@@ -107,10 +119,22 @@ impl Store {
                             return None;
                         }
                     }
+                    let sealed = match integrity::check(key, &goal) {
+                        Seal::Valid => true,
+                        Seal::Missing if !self.journal_names(key, &goal) => false,
+                        Seal::Missing | Seal::Broken => {
+                            *tampered = true;
+                            self.set_tampered_aside(path, ino, dev, quarantine_corrupt, warnings);
+                            return None;
+                        }
+                    };
+                    let mut goal = goal;
+                    goal.seal = None;
                     return Some(Copy {
                         goal,
                         path: path.to_path_buf(),
                         mtime_ns,
+                        sealed,
                     });
                 }
                 Err(err) => (
@@ -138,6 +162,38 @@ impl Store {
         None
     }
 
+    /// Whether the goal's session journal names this goal: the goal system
+    /// wrote it, so it must carry a seal.
+    fn journal_names(&self, key: Option<&Key>, goal: &Goal) -> bool {
+        validate_session_id(&goal.session_id).is_ok()
+            && self
+                .read_journal(key, &goal.session_id)
+                .goal_ids
+                .contains(&goal.id)
+    }
+
+    fn set_tampered_aside(
+        &self,
+        path: &Path,
+        ino: u64,
+        dev: u64,
+        under_lock: bool,
+        warnings: &mut Vec<String>,
+    ) {
+        let what = format!("{} {TAMPERED_MARK}", path.display());
+        if !under_lock {
+            warnings.push(format!("{what}; ignored"));
+            return;
+        }
+        let report = match set_aside(path, ino, dev, "tampered") {
+            Ok(Some(dest)) => format!("{what}; set aside as {}", dest.display()),
+            Ok(None) => format!("{what}; ignored"),
+            Err(e) => format!("{what}; ignored (could not be set aside: {e})"),
+        };
+        self.report_tampering(&report);
+        warnings.push(report);
+    }
+
     /// The by-cwd-session files of one session, in any directory.
     pub(super) fn cwd_files_of_session(&self, session_id: &str) -> Vec<PathBuf> {
         let suffix = format!("--{session_id}.json");
@@ -159,7 +215,9 @@ impl Store {
         found
     }
 
-    /// All valid copies of a session's goal.
+    /// All valid copies of a session's goal. When a copy was edited outside
+    /// the goal system and no untampered copy is left, the newest goal of the
+    /// session's journal whose chain and seal verify stands in for them.
     pub(super) fn session_copies(
         &self,
         session_id: &str,
@@ -175,10 +233,140 @@ impl Store {
             Some(cwd) => paths.push(self.by_cwd_path(cwd, session_id)),
             None => paths.extend(self.cwd_files_of_session(session_id)),
         }
-        paths
+        let key = self.read_key();
+        let mut tampered = false;
+        let copies: Vec<Copy> = paths
             .iter()
-            .filter_map(|p| self.read_copy(p, Some(session_id), quarantine_corrupt, warnings))
-            .collect()
+            .filter_map(|p| {
+                self.read_copy(
+                    p,
+                    Some(session_id),
+                    quarantine_corrupt,
+                    key.as_ref(),
+                    warnings,
+                    &mut tampered,
+                )
+            })
+            .collect();
+        if !tampered {
+            // Every copy gone or unreadable while the journal's last goal is
+            // still open: the store never removes a session's copies, so this
+            // is restored like an edit (else deleting or garbling the copies
+            // would release the stop).
+            if !copies.is_empty() || !quarantine_corrupt {
+                return copies;
+            }
+            let journal = self.read_journal(key.as_ref(), session_id);
+            let Some(goal) = self.journal_goal(key.as_ref(), &journal) else {
+                return copies;
+            };
+            if !goal.is_open() {
+                return copies;
+            }
+            let report = format!(
+                "every goal copy of session {} is missing or unreadable: it {TAMPERED_MARK} or was damaged",
+                shown(session_id)
+            );
+            self.report_tampering(&report);
+            warnings.push(report);
+            return self.restore_from_journal(session_id, goal, warnings);
+        }
+        if let Some(kept) = copies.iter().rev().max_by_key(|c| c.key()) {
+            let report = format!(
+                "goal state of session {} restored from {}",
+                shown(session_id),
+                kept.path.display()
+            );
+            self.report_tampering(&report);
+            warnings.push(report);
+            return copies;
+        }
+        let journal = self.read_journal(key.as_ref(), session_id);
+        match self.journal_goal(key.as_ref(), &journal) {
+            Some(goal) if quarantine_corrupt => {
+                self.restore_from_journal(session_id, goal, warnings)
+            }
+            Some(goal) => vec![Copy {
+                goal,
+                path: self.journal_path(session_id),
+                mtime_ns: 0,
+                sealed: true,
+            }],
+            None => {
+                let report = format!(
+                    "goal state of session {} could not be restored: no untampered copy or journal entry",
+                    shown(session_id)
+                );
+                self.report_tampering(&report);
+                warnings.push(report);
+                copies
+            }
+        }
+    }
+
+    /// Under the lock: write the journal's goal back to the session's three
+    /// places at once (a read that set every copy aside must not leave the
+    /// session without a goal for the next read).
+    fn restore_from_journal(
+        &self,
+        session_id: &str,
+        goal: Goal,
+        warnings: &mut Vec<String>,
+    ) -> Vec<Copy> {
+        let journal = Copy {
+            goal: goal.clone(),
+            path: self.journal_path(session_id),
+            mtime_ns: 0,
+            sealed: true,
+        };
+        let cwd = goal.cwd.clone();
+        let report = match self.persist(
+            session_id,
+            goal,
+            std::slice::from_ref(&journal),
+            None,
+            false,
+            warnings,
+        ) {
+            Ok(_) => format!(
+                "goal state of session {} restored from its journal {}",
+                shown(session_id),
+                journal.path.display()
+            ),
+            Err(e) => format!(
+                "goal state of session {} read from its journal {} but not written back: {}",
+                shown(session_id),
+                journal.path.display(),
+                e.message
+            ),
+        };
+        self.report_tampering(&report);
+        warnings.push(report);
+        // Read back what was written, so later writes see the real copies.
+        let mut ignored = Vec::new();
+        let mut again = false;
+        let key = self.read_key();
+        let mut copies: Vec<Copy> = [
+            self.by_session_path(session_id),
+            self.session_local_path(session_id),
+            self.by_cwd_path(&cwd, session_id),
+        ]
+        .iter()
+        .filter_map(|p| {
+            self.read_copy(
+                p,
+                Some(session_id),
+                false,
+                key.as_ref(),
+                &mut ignored,
+                &mut again,
+            )
+        })
+        .collect();
+        if copies.is_empty() {
+            copies.push(journal);
+        }
+        copies
     }
 }
 

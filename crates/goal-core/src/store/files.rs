@@ -54,7 +54,7 @@ pub fn io_counts() -> IoCounts {
     }
 }
 
-fn sync(file: &File) -> std::io::Result<()> {
+pub(super) fn sync(file: &File) -> std::io::Result<()> {
     FSYNCS.fetch_add(1, Ordering::Relaxed);
     file.sync_all()
 }
@@ -210,6 +210,26 @@ pub(super) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     fsync_dir(dir)
 }
 
+/// Create `dir/name` with `bytes` only if it does not exist yet, atomically
+/// (a complete file or none): stage, then hard-link the temp file to the
+/// name, which fails rather than overwrite. Returns whether this call created it.
+pub(super) fn create_once(dir: &Path, name: &str, bytes: &[u8]) -> Result<bool> {
+    let staged = stage(dir, name, bytes)?;
+    let temp = staged.temp.as_deref().expect("staged once");
+    match fs::hard_link(temp, &staged.target) {
+        Ok(()) => {
+            drop(staged);
+            fsync_dir(dir)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(io_err(
+            format!("cannot create {}", staged.target.display()),
+            e,
+        )),
+    }
+}
+
 /// What reading a state file found.
 pub(super) enum Found {
     Missing,
@@ -310,6 +330,17 @@ pub(super) fn read_state_file(path: &Path) -> Found {
 /// never deleting anything. Only moves it if it is still what was read (same
 /// inode).
 pub(super) fn quarantine(path: &Path, ino: u64, dev: u64) -> std::io::Result<Option<PathBuf>> {
+    set_aside(path, ino, dev, "corrupt")
+}
+
+/// [`quarantine`] under another label (`<name>.<label>-<ms>[-n]`): a copy
+/// edited outside the goal system is kept as `tampered`.
+pub(super) fn set_aside(
+    path: &Path,
+    ino: u64,
+    dev: u64,
+    label: &str,
+) -> std::io::Result<Option<PathBuf>> {
     let is_file = match fs::symlink_metadata(path) {
         Ok(meta) if meta.ino() == ino && meta.dev() == dev => meta.is_file(),
         Ok(_) => return Ok(None),
@@ -324,9 +355,9 @@ pub(super) fn quarantine(path: &Path, ino: u64, dev: u64) -> std::io::Result<Opt
     let ms = now_ms();
     for n in 0..1000u32 {
         let name = if n == 0 {
-            format!("{base}.corrupt-{ms}")
+            format!("{base}.{label}-{ms}")
         } else {
-            format!("{base}.corrupt-{ms}-{n}")
+            format!("{base}.{label}-{ms}-{n}")
         };
         let dest = dir.join(name);
         // A hard link cannot overwrite: the safest move for a file. Folders

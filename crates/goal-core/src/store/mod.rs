@@ -49,6 +49,7 @@ pub mod compact;
 pub mod config;
 mod copies;
 pub mod files;
+mod journal;
 pub mod lock;
 pub mod logs;
 pub mod paths;
@@ -58,6 +59,7 @@ pub use compact::Compact;
 pub use config::{StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
 pub use copies::parse_rfc3339_ms;
 pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
+pub use journal::{JOURNAL_KEEP_LINES, JOURNAL_MAX_BYTES};
 pub use lock::StoreLock;
 pub use logs::MAX_LOG_DETAIL_CHARS;
 pub(crate) use paths::shown;
@@ -111,11 +113,28 @@ pub struct Modified<T> {
 #[derive(Debug, Clone)]
 pub struct Store {
     pub config: StoreConfig,
+    /// Copies found edited outside the goal system since the last
+    /// [`Store::take_tamper_reports`]: kept here as well as in each call's
+    /// warnings, because some callers drop warnings and the user must hear
+    /// of tampering whichever read met it.
+    tamper_reports: std::sync::Arc<parking_lot::Mutex<Vec<String>>>,
 }
 
 impl Store {
     pub fn new(config: StoreConfig) -> Store {
-        Store { config }
+        Store {
+            config,
+            tamper_reports: Default::default(),
+        }
+    }
+
+    /// The tampering reports met since the last call (see `integrity`).
+    pub fn take_tamper_reports(&self) -> Vec<String> {
+        std::mem::take(&mut *self.tamper_reports.lock())
+    }
+
+    pub(super) fn report_tampering(&self, report: &str) {
+        self.tamper_reports.lock().push(report.to_string());
     }
 
     /// A store configured from the environment ([`StoreConfig::from_env`]).
@@ -237,6 +256,12 @@ impl Store {
         Ok(warnings)
     }
 
+    /// The bytes the store writes for a copy of `goal` (sealed with this
+    /// state root's key): for tools and tests that place a copy themselves.
+    pub fn copy_bytes(&self, goal: &Goal) -> Result<Vec<u8>> {
+        Ok(to_bytes(&self.key()?, goal)?.1)
+    }
+
     fn bump(goal: &mut Goal, copies: &[Copy]) {
         let prior = copies
             .iter()
@@ -256,7 +281,8 @@ impl Store {
         Store::bump(&mut old, copies);
         let dir = self.archive_dir();
         self.ensure_subdir(&dir)?;
-        write_atomic(&dir, &archive_name(&old.id), &to_bytes(&old)?)
+        let (_, bytes) = to_bytes(&self.key()?, &old)?;
+        write_atomic(&dir, &archive_name(&old.id), &bytes)
     }
 
     /// Write the three copies, then remove by-cwd-session files of this
@@ -287,7 +313,9 @@ impl Store {
         if bump {
             Store::bump(&mut goal, copies);
         }
-        let bytes = to_bytes(&goal)?;
+        let key = self.key()?;
+        let (sealed, bytes) = to_bytes(&key, &goal)?;
+        let transition = transition(&goal, copies);
 
         self.ensure_root()?;
         let cwd_dir = self.by_cwd_dir();
@@ -368,6 +396,11 @@ impl Store {
             }
         }
         sync_dirs(must_sync.iter().map(PathBuf::as_path))?;
+        if let Some(op) = transition {
+            if let Err(e) = self.journal_append(&key, op, &sealed) {
+                warnings.push(format!("journal not written: {}", e.message));
+            }
+        }
         Ok(goal)
     }
 
@@ -406,6 +439,8 @@ impl Store {
             }
         };
         let mut ignored = Vec::new();
+        // Tampered copies are skipped here; the locked reads set them aside.
+        let (key, mut seen) = (self.read_key(), false);
         let mut copies = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -419,7 +454,14 @@ impl Store {
             if validate_session_id(session).is_err() {
                 continue;
             }
-            if let Some(copy) = self.read_copy(&entry.path(), Some(session), false, &mut ignored) {
+            if let Some(copy) = self.read_copy(
+                &entry.path(),
+                Some(session),
+                false,
+                key.as_ref(),
+                &mut ignored,
+                &mut seen,
+            ) {
                 if normalize_cwd(&copy.goal.cwd) == wanted {
                     copies.push(copy);
                 }
@@ -429,7 +471,16 @@ impl Store {
         // A newer archived copy (a replaced or superseded goal) wins.
         let archived: Vec<Copy> = by_id
             .keys()
-            .filter_map(|id| self.read_copy(&self.archive_path(id), None, false, &mut ignored))
+            .filter_map(|id| {
+                self.read_copy(
+                    &self.archive_path(id),
+                    None,
+                    false,
+                    key.as_ref(),
+                    &mut ignored,
+                    &mut seen,
+                )
+            })
             .collect();
         for copy in archived {
             if let Some(kept) = by_id.get(&copy.goal.id) {
@@ -447,6 +498,8 @@ impl Store {
     pub fn list_all(&self) -> Result<Vec<Goal>> {
         let _ = self.sweep_temp_files(TEMP_FILE_MAX_AGE);
         let mut ignored = Vec::new();
+        // Tampered copies are skipped here; the locked reads set them aside.
+        let (key, mut seen) = (self.read_key(), false);
         let mut copies = Vec::new();
         for dir in [self.by_session_dir(), self.archive_dir()] {
             let entries = match fs::read_dir(&dir) {
@@ -460,7 +513,14 @@ impl Store {
                 if name.starts_with('.') || !name.ends_with(".json") {
                     continue;
                 }
-                if let Some(copy) = self.read_copy(&entry.path(), None, false, &mut ignored) {
+                if let Some(copy) = self.read_copy(
+                    &entry.path(),
+                    None,
+                    false,
+                    key.as_ref(),
+                    &mut ignored,
+                    &mut seen,
+                ) {
                     copies.push(copy);
                 }
             }
@@ -540,6 +600,26 @@ impl Store {
             }
         }
         removed
+    }
+}
+
+/// The journal's name for what this write does to the goal, if it is a
+/// transition (not a routine update such as a recorded tool call): the goal's
+/// first write, its first sealed write (a legacy record), its restoration
+/// from the journal, or a change of its status or `closedAt`.
+fn transition(goal: &Goal, copies: &[Copy]) -> Option<&'static str> {
+    let prior = copies
+        .iter()
+        .filter(|c| c.goal.id == goal.id)
+        .max_by_key(|c| c.key());
+    match prior {
+        None => Some("open"),
+        Some(p) if p.path.extension().is_some_and(|e| e == "jsonl") => Some("restore"),
+        Some(p) if !p.sealed => Some("seal"),
+        Some(p) if p.goal.closed_at.is_none() && goal.closed_at.is_some() => Some("close"),
+        Some(p) if p.goal.closed_at.is_some() && goal.closed_at.is_none() => Some("reopen"),
+        Some(p) if p.goal.completion_status != goal.completion_status => Some("status"),
+        Some(_) => None,
     }
 }
 

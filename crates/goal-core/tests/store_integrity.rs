@@ -1,0 +1,336 @@
+//! A goal record edited outside the goal system (a status set to complete by
+//! hand, a seal stripped, a journal line changed) is detected, set aside,
+//! reported, never releases a stop, and the goal system's own state is
+//! restored.
+
+use goal_core::authority::Role;
+use goal_core::goals::{self, Caller};
+use goal_core::hooks::{run_with, Host};
+use goal_core::store::{Change, Store, StoreConfig};
+use goal_core::{Goal, Status};
+use serde_json::json;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+const CWD: &str = "/work/integrity";
+const SESSION: &str = "integrity-session";
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "goal-store-integrity-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+fn config(dir: &TempDir) -> StoreConfig {
+    let session_state = dir.0.join("session-state");
+    StoreConfig::new(&session_state, session_state.join("goal-system"))
+}
+
+/// A store holding the user's freshly opened goal (active: it holds stops).
+fn store_with_open_goal(dir: &TempDir) -> Store {
+    let store = Store::new(config(dir));
+    let user = Caller::new(SESSION, CWD).with_role(Role::User);
+    goals::open(&store, &user, &json!({"objective": "ship the login fix"})).unwrap();
+    store
+}
+
+/// What `sed -i 's/"completionStatus": "active"/.../'` does to a copy: the
+/// status and closedAt rewritten in place, nothing else touched.
+fn mark_complete_by_hand(path: &Path) {
+    let text = fs::read_to_string(path).unwrap();
+    assert!(text.contains("\"completionStatus\": \"active\""), "{text}");
+    let edited = text
+        .replace(
+            "\"completionStatus\": \"active\"",
+            "\"completionStatus\": \"complete\"",
+        )
+        .replace(
+            "\"closedAt\": null",
+            "\"closedAt\": \"2026-11-24T08:00:00.000Z\"",
+        );
+    fs::write(path, edited).unwrap();
+}
+
+fn all_copies(store: &Store) -> [PathBuf; 3] {
+    [
+        store.by_session_path(SESSION),
+        store.session_local_path(SESSION),
+        store.by_cwd_path(CWD, SESSION),
+    ]
+}
+
+fn set_aside_in(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tampered-"))
+        .collect()
+}
+
+fn agent_stop(dir: &TempDir) -> goal_core::hooks::HookOutput {
+    let payload = json!({"sessionId": SESSION, "cwd": CWD, "stopReason": "end_turn"});
+    run_with(
+        Host::CopilotCli,
+        "agentStop",
+        &payload.to_string(),
+        Ok(config(dir)),
+    )
+}
+
+fn status_on_disk(path: &Path) -> Status {
+    let goal: Goal = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    goal.completion_status
+}
+
+#[test]
+fn a_copy_edited_to_complete_is_set_aside_and_the_stop_stays_blocked() {
+    let dir = temp_dir("one");
+    let store = store_with_open_goal(&dir);
+    let by_session = store.by_session_path(SESSION);
+    mark_complete_by_hand(&by_session);
+
+    let out = agent_stop(&dir);
+    let stdout: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stdout["decision"], "block", "{}", out.stdout);
+    let told = stdout["systemMessage"].as_str().unwrap_or_default();
+    assert!(told.contains("edited outside the goal system"), "{told}");
+    assert!(
+        out.stderr.contains("changed outside the goal system"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("restored from"), "{}", out.stderr);
+
+    // The edit is kept aside, and the goal is still open and active.
+    assert_eq!(set_aside_in(by_session.parent().unwrap()).len(), 1);
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    let goal = loaded.goal.unwrap();
+    assert!(goal.is_working(), "{:?}", goal.completion_status);
+    assert!(goal.closed_at.is_none());
+    // The stop hook wrote the goal (a blocked stop is counted): every copy is
+    // the goal system's again, the by-session one included.
+    assert_eq!(status_on_disk(&by_session), Status::Active);
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+}
+
+#[test]
+fn a_tampered_copy_is_restored_by_the_next_write() {
+    let dir = temp_dir("rewrite");
+    let store = store_with_open_goal(&dir);
+    let local = store.session_local_path(SESSION);
+    mark_complete_by_hand(&local);
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    assert!(loaded.goal.unwrap().is_working());
+    assert!(!local.exists(), "the edited copy was set aside");
+    store
+        .modify(SESSION, Some(CWD), |g, _| {
+            let mut g = g.unwrap();
+            g.done_so_far.push("a step".into());
+            Ok((Change::Save(g), ()))
+        })
+        .unwrap();
+    assert_eq!(status_on_disk(&local), Status::Active);
+}
+
+#[test]
+fn all_three_copies_edited_are_restored_from_the_journal() {
+    let dir = temp_dir("three");
+    let store = store_with_open_goal(&dir);
+    for path in all_copies(&store) {
+        mark_complete_by_hand(&path);
+    }
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    let goal = loaded.goal.expect("restored");
+    assert_eq!(goal.completion_status, Status::Active);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("restored from its journal")),
+        "{:?}",
+        loaded.warnings
+    );
+    let out = agent_stop(&dir);
+    assert!(
+        out.stdout.contains("\"decision\":\"block\""),
+        "{}",
+        out.stdout
+    );
+    for path in all_copies(&store) {
+        assert_eq!(status_on_disk(&path), Status::Active, "{}", path.display());
+    }
+}
+
+#[test]
+fn every_copy_removed_by_hand_is_restored_and_the_stop_stays_blocked() {
+    let dir = temp_dir("removed");
+    let store = store_with_open_goal(&dir);
+    for path in all_copies(&store) {
+        fs::remove_file(&path).unwrap();
+    }
+    let out = agent_stop(&dir);
+    assert!(
+        out.stdout.contains("\"decision\":\"block\""),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("edited outside the goal system"),
+        "{}",
+        out.stdout
+    );
+    for path in all_copies(&store) {
+        assert_eq!(status_on_disk(&path), Status::Active, "{}", path.display());
+    }
+}
+
+#[test]
+fn a_stripped_seal_with_a_changed_status_is_tampering_when_the_journal_knows_the_goal() {
+    let dir = temp_dir("stripped");
+    let store = store_with_open_goal(&dir);
+    let by_session = store.by_session_path(SESSION);
+    let mut record: serde_json::Value =
+        serde_json::from_slice(&fs::read(&by_session).unwrap()).unwrap();
+    assert!(record.as_object_mut().unwrap().remove("seal").is_some());
+    record["completionStatus"] = json!("complete");
+    record["closedAt"] = json!("2026-11-24T08:00:00.000Z");
+    fs::write(&by_session, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    assert!(loaded.goal.unwrap().is_working());
+    assert_eq!(set_aside_in(by_session.parent().unwrap()).len(), 1);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("changed outside the goal system")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
+fn a_legacy_record_without_a_seal_loads_and_is_sealed_by_the_next_write() {
+    let dir = temp_dir("legacy");
+    let store = Store::new(config(&dir));
+    // Written by the earlier system: no seal, and no journal knows it.
+    let legacy = json!({
+        "version": 3, "id": "legacy-goal", "sessionId": SESSION, "cwd": CWD,
+        "objective": "an old goal", "completionStatus": "active",
+        "createdAt": "2026-03-01T10:00:00.000Z", "updatedAt": "2026-03-01T10:30:00.000Z"
+    });
+    let path = store.by_session_path(SESSION);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, serde_json::to_vec_pretty(&legacy).unwrap()).unwrap();
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    assert_eq!(loaded.goal.unwrap().id, "legacy-goal");
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+
+    store
+        .modify(SESSION, Some(CWD), |g, _| {
+            Ok((Change::Save(g.unwrap()), ()))
+        })
+        .unwrap();
+    let sealed: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    assert!(sealed["seal"].is_string(), "{sealed}");
+    // From now on the journal knows it: stripping the seal again is tampering.
+    let mut stripped = sealed.clone();
+    stripped.as_object_mut().unwrap().remove("seal");
+    fs::write(&path, serde_json::to_vec_pretty(&stripped).unwrap()).unwrap();
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("changed outside the goal system")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
+fn the_integrity_key_is_private_and_kept_across_writes() {
+    let dir = temp_dir("key");
+    let store = store_with_open_goal(&dir);
+    let key = store.config.root.join("integrity.key");
+    let meta = fs::symlink_metadata(&key).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let text = fs::read_to_string(&key).unwrap();
+    assert_eq!(text.trim().len(), 64);
+    assert!(text.trim().bytes().all(|b| b.is_ascii_hexdigit()));
+    store
+        .modify(SESSION, Some(CWD), |g, _| {
+            Ok((Change::Save(g.unwrap()), ()))
+        })
+        .unwrap();
+    assert_eq!(fs::read_to_string(&key).unwrap(), text, "never replaced");
+}
+
+#[test]
+fn an_edited_journal_line_no_longer_restores_anything() {
+    let dir = temp_dir("journal");
+    let store = store_with_open_goal(&dir);
+    let journal = store.journal_path(SESSION);
+    let text = fs::read_to_string(&journal).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    // The journal's own record changed to complete, and every copy too.
+    fs::write(&journal, text.replace("\"active\"", "\"complete\"")).unwrap();
+    for path in all_copies(&store) {
+        mark_complete_by_hand(&path);
+    }
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    assert!(loaded.goal.is_none(), "nothing untampered is left to read");
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("could not be restored")),
+        "{:?}",
+        loaded.warnings
+    );
+}
+
+#[test]
+fn the_journal_records_transitions_not_routine_writes() {
+    let dir = temp_dir("transitions");
+    let store = store_with_open_goal(&dir);
+    for _ in 0..3 {
+        store
+            .modify(SESSION, Some(CWD), |g, _| {
+                let mut g = g.unwrap();
+                g.done_so_far.push("a step".into());
+                Ok((Change::Save(g), ()))
+            })
+            .unwrap();
+    }
+    store
+        .modify(SESSION, Some(CWD), |g, _| {
+            let mut g = g.unwrap();
+            g.completion_status = Status::Blocked;
+            Ok((Change::Save(g), ()))
+        })
+        .unwrap();
+    let text = fs::read_to_string(store.journal_path(SESSION)).unwrap();
+    let ops: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["op"].to_string())
+        .collect();
+    assert_eq!(ops, ["\"open\"", "\"status\""]);
+}
