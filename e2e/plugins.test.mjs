@@ -221,6 +221,56 @@ describe('Goal System as a Claude Code plugin', { skip: skipReason('claude') }, 
     assert.ok(readAudit(ctx.home).some((l) => JSON.parse(l).event === 'open'))
     assert.equal(greetingOutput(cwd), 'hello\nhello\n')
   })
+  test("the plugin's namespaced skill /goal-system:goal X opens the same draft, and the skill's instructions reach the model", {
+    timeout: TEST_MS,
+  }, async (t) => {
+    let snapshot = null
+    let home = null
+    const script = [
+      () => {
+        snapshot = listGoals(home)
+        return { text: 'Looking at the goal.' }
+      },
+      goal('goal_system_close', { status: 'blocked', reason: 'e2e: the draft was checked' }),
+      { text: 'Stopping.' },
+    ]
+    const ctx = await setupRun('plug-claude-skill', script)
+    t.after(ctx.cleanup)
+    home = ctx.home
+    writeGreetingProject(ctx.cwd)
+    await installPlugin('claude', ctx.home)
+    const r = await runClaude({
+      cwd: ctx.cwd,
+      home: ctx.home,
+      prompt: `/goal-system:goal ${OBJECTIVE}`,
+      server: ctx.server,
+      timeoutMs: RUN_MS,
+      env: { PATH: goalSystemOnPath(ctx.root) },
+      args: GOAL_TOOLS.map(T),
+    })
+    const { server, cwd } = ctx
+    t.diagnostic(
+      `claude ${r.version}: exit ${r.code}, ${r.durationMs} ms, ${server.modelRequests().length} model requests`,
+    )
+    assert.equal(r.code, 0, explain(r, server))
+    const sid = r.json?.session_id
+    assert.equal(snapshot?.length, 1, 'one goal persisted before the first model request')
+    assert.equal(snapshot[0].objective, OBJECTIVE)
+    assert.equal(snapshot[0].completionStatus, 'draft')
+    assert.equal(snapshot[0].sessionId, sid)
+    const first = server.modelRequests()[0]
+    const text = messagesText(first.body)
+    assert.ok(text.includes(`[goal-system] The user's explicit /goal opened draft goal ${snapshot[0].id}`))
+    assert.ok(
+      text.includes(`The user started a goal with /goal: ${OBJECTIVE}`),
+      'the skill body with $ARGUMENTS reached the model',
+    )
+    assert.deepEqual(callerFromContext(first.body), { sessionId: sid, cwd })
+    // Stops were blocked until the model closed the goal (blocked is the agent's to choose).
+    assert.ok(lastUser(server.modelRequests()[1]).includes(`${DIRECTIVE}: goal ${snapshot[0].id} is still open`))
+    const g = readGoal(home, sid)
+    assert.equal(g.completionStatus, 'blocked')
+  })
 })
 
 describe('Goal System as a Copilot CLI plugin', { skip: skipReason('copilot') }, () => {
