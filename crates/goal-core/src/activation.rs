@@ -191,6 +191,9 @@ fn budget_form(rest: &str) -> Option<Intent> {
     })
 }
 
+/// The goal command as Claude Code offers it from the goal-system plugin.
+const PLUGIN_GOAL_COMMAND: &str = "/goal-system:goal";
+
 /// Classify a user prompt.
 pub fn parse_prompt(prompt: &str) -> Intent {
     if let Some(objective) = autopilot_objective(prompt) {
@@ -203,11 +206,17 @@ pub fn parse_prompt(prompt: &str) -> Intent {
     }
     let text = prompt.trim_start();
     let lower = text.to_ascii_lowercase();
-    if let Some(after) = lower.strip_prefix("/goal") {
+    // Claude Code namespaces plugin skills: the plugin's /goal is typed `/goal-system:goal`.
+    let command = if lower.starts_with(PLUGIN_GOAL_COMMAND) {
+        PLUGIN_GOAL_COMMAND
+    } else {
+        "/goal"
+    };
+    if let Some(after) = lower.strip_prefix(command) {
         if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
             return Intent::None; // "/goals", "/goalie": some other command
         }
-        return parse_goal_args(&text["/goal".len()..], "goal-command");
+        return parse_goal_args(&text[command.len()..], "goal-command");
     }
     for phrase in OPEN_PHRASES {
         if lower.starts_with(phrase) {
@@ -281,6 +290,13 @@ mod tests {
             }
         );
         assert_eq!(parse_prompt("/goals list"), Intent::None);
+        // Claude Code's namespaced plugin skill is the same command.
+        assert_eq!(
+            parse_prompt("/goal-system:goal make the greeting print twice"),
+            parse_prompt("/goal make the greeting print twice")
+        );
+        assert_eq!(parse_prompt("/goal-system:goal status"), Intent::Show);
+        assert_eq!(parse_prompt("/goal-system:goals"), Intent::None);
     }
 
     #[test]
