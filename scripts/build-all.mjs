@@ -21,7 +21,7 @@
 //
 //   node scripts/build-all.mjs [--only linux-arm64-gnu,darwin-x64] [--no-tools]
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -108,9 +108,26 @@ function place(from, to) {
   renameSync(`${to}.tmp`, to)
 }
 
+/**
+ * napi-rs's build script for windows-gnu insists on linking a `libnode.dll`
+ * (LIBNODE_PATH). With dyn-symbols the addon takes Node-API from the running
+ * node.exe, so an import library naming node.exe with one function is enough:
+ * made by zig's dlltool, named as napi-build looks for it.
+ */
+function libnodeDir() {
+  const dir = join(tools, 'libnode')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'node.def'), 'LIBRARY node.exe\nEXPORTS\nnapi_module_register\n')
+  sh('zig', ['dlltool', '-d', join(dir, 'node.def'), '-l', join(dir, 'libnode.dll'), '-m', 'i386:x86-64'], {
+    env: toolEnv(),
+  })
+  return dir
+}
+
 function build(p) {
   const env = { ...toolEnv(), CARGO_TARGET_DIR: targetDir }
   if (p.macos) env.MACOSX_DEPLOYMENT_TARGET = p.macos
+  if (p.windows) env.LIBNODE_PATH = libnodeDir()
   const zig = ['zigbuild', '--release', '--target', p.zigTarget ?? p.triple]
   const out = join(targetDir, p.triple, 'release')
   if (p.musl) {
