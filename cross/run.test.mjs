@@ -101,7 +101,9 @@ describe('Windows x64 under wine', { skip: process.arch !== 'x64' }, () => {
   test('wine is here', () => assert.equal(wineMissing(), null))
 
   test('the win32-x64-msvc hook (goal-hook.exe) gives the same answers', () => {
-    const got = session((event, input, env) => wine([hookOf('win32-x64-msvc'), '--host', 'claude', event], { input, env }))
+    const got = session((event, input, env) =>
+      wine([hookOf('win32-x64-msvc'), '--host', 'claude', event], { input, env }),
+    )
     assert.deepEqual(got, expected)
   })
 
