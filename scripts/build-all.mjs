@@ -13,11 +13,15 @@
 // Baselines: linux-gnu links against glibc 2.17 (CentOS 7, Debian 8 and newer);
 // macOS 11.0 on arm64 (the first arm64 release) and 10.15 on x64 (Node 20's own
 // minimum); the musl hook is static (runs on any Linux), the musl addon links
-// musl dynamically (Node on Alpine loads it).
+// musl dynamically (Node on Alpine loads it). Windows x64 is built with zig's
+// MinGW toolchain (x86_64-pc-windows-gnu) into the `win32-x64-msvc` package:
+// that is the package napi-rs's loader asks for on the official (MSVC-built)
+// Node, and a napi addon only talks to Node through the C ABI, which both
+// toolchains share (checked by loading it in Windows Node under wine).
 //
 //   node scripts/build-all.mjs [--only linux-arm64-gnu,darwin-x64] [--no-tools]
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -41,7 +45,21 @@ export const PLATFORMS = [
   { id: 'linux-arm64-musl', triple: 'aarch64-unknown-linux-musl', lib: 'so', musl: true },
   { id: 'darwin-x64', triple: 'x86_64-apple-darwin', lib: 'dylib', macos: '10.15' },
   { id: 'darwin-arm64', triple: 'aarch64-apple-darwin', lib: 'dylib', macos: '11.0' },
+  {
+    id: 'win32-x64-msvc',
+    triple: 'x86_64-pc-windows-gnu',
+    napiTarget: 'x86_64-pc-windows-msvc',
+    lib: 'dll',
+    windows: true,
+  },
 ]
+
+/** The file names cargo gives the addon and the hook for a platform. */
+export function artifacts(p) {
+  return p.windows
+    ? { addon: `goal_system_node.${p.lib}`, hook: 'goal-hook.exe' }
+    : { addon: `libgoal_system_node.${p.lib}`, hook: 'goal-hook' }
+}
 
 export const GLIBC_BASELINE = '2.17'
 
@@ -90,9 +108,26 @@ function place(from, to) {
   renameSync(`${to}.tmp`, to)
 }
 
+/**
+ * napi-rs's build script for windows-gnu insists on linking a `libnode.dll`
+ * (LIBNODE_PATH). With dyn-symbols the addon takes Node-API from the running
+ * node.exe, so an import library naming node.exe with one function is enough:
+ * made by zig's dlltool, named as napi-build looks for it.
+ */
+function libnodeDir() {
+  const dir = join(tools, 'libnode')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'node.def'), 'LIBRARY node.exe\nEXPORTS\nnapi_module_register\n')
+  sh('zig', ['dlltool', '-d', join(dir, 'node.def'), '-l', join(dir, 'libnode.dll'), '-m', 'i386:x86-64'], {
+    env: toolEnv(),
+  })
+  return dir
+}
+
 function build(p) {
   const env = { ...toolEnv(), CARGO_TARGET_DIR: targetDir }
   if (p.macos) env.MACOSX_DEPLOYMENT_TARGET = p.macos
+  if (p.windows) env.LIBNODE_PATH = libnodeDir()
   const zig = ['zigbuild', '--release', '--target', p.zigTarget ?? p.triple]
   const out = join(targetDir, p.triple, 'release')
   if (p.musl) {
@@ -109,9 +144,9 @@ function build(p) {
     )
   } else {
     sh('cargo', [...zig, '-p', 'goal-system-node', '-p', 'goal-hook'], { cwd: root, env })
-    place(join(out, `libgoal_system_node.${p.lib}`), join(root, 'npm', p.id, `goal-system.${p.id}.node`))
+    place(join(out, artifacts(p).addon), join(root, 'npm', p.id, `goal-system.${p.id}.node`))
   }
-  place(join(out, 'goal-hook'), join(root, 'npm', p.id, 'goal-hook'))
+  place(join(out, artifacts(p).hook), join(root, 'npm', p.id, artifacts(p).hook))
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -129,7 +164,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`build-all: ${p.id} in ${Math.round((Date.now() - t) / 1000)} s`)
   }
   for (const p of platforms) {
-    for (const f of [`goal-system.${p.id}.node`, 'goal-hook']) {
+    for (const f of [`goal-system.${p.id}.node`, artifacts(p).hook]) {
       if (!existsSync(join(root, 'npm', p.id, f))) {
         console.error(`build-all: npm/${p.id}/${f} is missing`)
         process.exit(1)

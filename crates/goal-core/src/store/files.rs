@@ -6,18 +6,26 @@
 //! folder, [`Staged::commit`] renames it over the target. The caller then
 //! fsyncs each folder that must be durable once ([`sync_dirs`]), however many
 //! files it committed there.
+//!
+//! Unix-only parts (modes, inode identity, folder fsync) sit behind
+//! `#[cfg(unix)]`; on Windows the ACLs of the user's profile folder keep the
+//! store private, NTFS journals folder entries, and a file's identity is a
+//! best effort (see [`identity`]).
 
 use crate::clock::now_ms;
 use crate::error::{ErrorCode, GoalError, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Read, Write};
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-pub(super) const DIR_MODE: u32 = 0o700;
-pub(super) const FILE_MODE: u32 = 0o600;
+#[cfg(unix)]
+const DIR_MODE: u32 = 0o700;
+#[cfg(unix)]
+const FILE_MODE: u32 = 0o600;
 /// State files larger than this are not read: no goal comes near it, so such
 /// a file is damage (or planted) and is moved aside under the lock.
 pub const MAX_STATE_FILE_BYTES: u64 = 64 << 20;
@@ -68,10 +76,72 @@ pub(super) fn io_err(context: impl std::fmt::Display, err: std::io::Error) -> Go
     GoalError::io(context, err)
 }
 
-/// Tighten a mode we own if it is looser than wanted; failures (not our file) are ignored.
-pub(super) fn tighten(path: &Path, meta: &fs::Metadata, want: u32) {
+/// Whether a file or folder is tightened to the owner-only mode.
+#[derive(Clone, Copy)]
+pub(super) enum Private {
+    File,
+    Dir,
+}
+
+/// Tighten a mode we own if it is looser than owner-only; failures (not our
+/// file) are ignored. Windows has no mode bits: a no-op there.
+#[cfg(unix)]
+pub(super) fn tighten(path: &Path, meta: &fs::Metadata, kind: Private) {
+    let want = match kind {
+        Private::File => FILE_MODE,
+        Private::Dir => DIR_MODE,
+    };
     if meta.mode() & 0o777 & !want != 0 {
         let _ = fs::set_permissions(path, fs::Permissions::from_mode(want));
+    }
+}
+
+#[cfg(not(unix))]
+pub(super) fn tighten(_path: &Path, _meta: &fs::Metadata, _kind: Private) {}
+
+/// Options for a file only its owner may read (0600 on Unix).
+pub(super) fn private_file_options() -> OpenOptions {
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    options.mode(FILE_MODE);
+    options
+}
+
+/// Which file a path or an open handle is: (inode, device) on Unix. On
+/// Windows std's file index is unstable, so it is a best effort there:
+/// (modification time, creation time mixed with the size). A rename keeps
+/// both times; a rewrite changes the modification time.
+#[cfg(unix)]
+pub(super) fn identity(meta: &fs::Metadata) -> (u64, u64) {
+    (meta.ino(), meta.dev())
+}
+
+#[cfg(not(unix))]
+pub(super) fn identity(meta: &fs::Metadata) -> (u64, u64) {
+    let ns = |t: std::io::Result<SystemTime>| -> u64 {
+        t.ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    (ns(meta.modified()), ns(meta.created()) ^ meta.len())
+}
+
+/// Modification time in nanoseconds since the epoch (negative before it).
+fn mtime_ns(meta: &fs::Metadata) -> i128 {
+    #[cfg(unix)]
+    {
+        i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+    }
+    #[cfg(not(unix))]
+    {
+        match meta.modified() {
+            Ok(t) => match t.duration_since(SystemTime::UNIX_EPOCH) {
+                Ok(d) => d.as_nanos() as i128,
+                Err(e) => -(e.duration().as_nanos() as i128),
+            },
+            Err(_) => 0,
+        }
     }
 }
 
@@ -88,7 +158,7 @@ pub(super) fn ensure_dir(dir: &Path, tighten_existing: bool) -> Result<()> {
             }
             Ok(meta) if meta.is_dir() => {
                 if tighten_existing {
-                    tighten(dir, &meta, DIR_MODE);
+                    tighten(dir, &meta, Private::Dir);
                 }
                 return Ok(());
             }
@@ -99,13 +169,14 @@ pub(super) fn ensure_dir(dir: &Path, tighten_existing: bool) -> Result<()> {
                 ))
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                match fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(DIR_MODE)
-                    .create(dir)
-                {
+                let mut builder = fs::DirBuilder::new();
+                builder.recursive(true);
+                #[cfg(unix)]
+                builder.mode(DIR_MODE);
+                match builder.create(dir) {
                     Ok(()) => {
                         // The umask may have removed bits we need; set exactly 0700.
+                        #[cfg(unix)]
                         let _ = fs::set_permissions(dir, fs::Permissions::from_mode(DIR_MODE));
                         return Ok(());
                     }
@@ -122,10 +193,18 @@ pub(super) fn ensure_dir(dir: &Path, tighten_existing: bool) -> Result<()> {
     ))
 }
 
+/// Make a folder's entries durable. Windows cannot open a folder as a file
+/// (and NTFS journals its entries), so there it is a no-op.
+#[cfg(unix)]
 pub(super) fn fsync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| sync(&d))
         .map_err(|e| io_err(format!("cannot fsync folder {}", dir.display()), e))
+}
+
+#[cfg(not(unix))]
+pub(super) fn fsync_dir(_dir: &Path) -> Result<()> {
+    Ok(())
 }
 
 /// fsync each distinct folder once.
@@ -163,10 +242,9 @@ pub(super) fn stage(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
         target,
     };
     let written = (|| -> std::io::Result<()> {
-        let mut file = OpenOptions::new()
+        let mut file = private_file_options()
             .write(true)
             .create_new(true)
-            .mode(FILE_MODE)
             .open(&temp)?;
         file.write_all(bytes)?;
         sync(&file)
@@ -269,8 +347,8 @@ pub(super) fn read_state_file(path: &Path) -> Found {
         if !before.is_file() {
             return Found::Misplaced {
                 why: format!("{} is not a regular file", path.display()),
-                ino: before.ino(),
-                dev: before.dev(),
+                ino: identity(&before).0,
+                dev: identity(&before).1,
             };
         }
         if before.len() > MAX_STATE_FILE_BYTES {
@@ -280,8 +358,8 @@ pub(super) fn read_state_file(path: &Path) -> Found {
                     path.display(),
                     before.len()
                 ),
-                ino: before.ino(),
-                dev: before.dev(),
+                ino: identity(&before).0,
+                dev: identity(&before).1,
             };
         }
         let mut file = match File::open(path) {
@@ -293,7 +371,7 @@ pub(super) fn read_state_file(path: &Path) -> Found {
             Ok(meta) => meta,
             Err(e) => return Found::Refused(format!("cannot inspect {}: {e}", path.display())),
         };
-        if opened.ino() != before.ino() || opened.dev() != before.dev() {
+        if identity(&opened) != identity(&before) {
             // Replaced between lstat and open (a concurrent rename): look again.
             continue;
         }
@@ -308,15 +386,15 @@ pub(super) fn read_state_file(path: &Path) -> Found {
             // Grew after the lstat: same verdict as a file that was already too large.
             return Found::Misplaced {
                 why: format!("{} is larger than any goal", path.display()),
-                ino: opened.ino(),
-                dev: opened.dev(),
+                ino: identity(&opened).0,
+                dev: identity(&opened).1,
             };
         }
         return Found::Data {
             bytes,
-            ino: opened.ino(),
-            dev: opened.dev(),
-            mtime_ns: i128::from(opened.mtime()) * 1_000_000_000 + i128::from(opened.mtime_nsec()),
+            ino: identity(&opened).0,
+            dev: identity(&opened).1,
+            mtime_ns: mtime_ns(&opened),
         };
     }
     Found::Refused(format!(
@@ -342,7 +420,7 @@ pub(super) fn set_aside(
     label: &str,
 ) -> std::io::Result<Option<PathBuf>> {
     let is_file = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.ino() == ino && meta.dev() == dev => meta.is_file(),
+        Ok(meta) if identity(&meta) == (ino, dev) => meta.is_file(),
         Ok(_) => return Ok(None),
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),

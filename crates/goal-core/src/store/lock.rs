@@ -13,11 +13,10 @@
 //! A timeout is `LOCK_TIMEOUT`, never a silent success: callers must treat it
 //! as "state unknown", not as "no goal".
 
-use super::files::{io_err, tighten, FILE_MODE};
+use super::files::{io_err, private_file_options, tighten, Private};
 use crate::error::{ErrorCode, GoalError, Result};
 use parking_lot::{Condvar, Mutex};
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::{self, File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -66,16 +65,15 @@ fn open_lock_file(path: &Path) -> Result<File> {
             ));
         }
     }
-    let file = OpenOptions::new()
+    let file = private_file_options()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .mode(FILE_MODE)
         .open(path)
         .map_err(|e| io_err(format!("cannot open lock file {}", path.display()), e))?;
     if let Ok(meta) = file.metadata() {
-        tighten(path, &meta, FILE_MODE);
+        tighten(path, &meta, Private::File);
     }
     Ok(file)
 }

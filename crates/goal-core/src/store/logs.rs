@@ -1,16 +1,15 @@
 //! The audit log (one JSON line per goal event) and the fault log (internal
 //! errors hit by hooks), both redacted, bounded and rotated by size.
 
-use super::files::{io_err, tighten, FILE_MODE};
+use super::files::{identity, io_err, private_file_options, tighten, Private};
 use super::Store;
 use crate::clock::now_iso;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::Goal;
 use crate::redact;
 use serde_json::{json, Value};
-use std::fs::{self, OpenOptions, TryLockError};
+use std::fs::{self, TryLockError};
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -77,10 +76,9 @@ impl Store {
                     ));
                 }
             }
-            let mut file = OpenOptions::new()
+            let mut file = private_file_options()
                 .append(true)
                 .create(true)
-                .mode(FILE_MODE)
                 .open(path)
                 .map_err(|e| io_err(format!("cannot open {}", path.display()), e))?;
             let locked = loop {
@@ -99,11 +97,11 @@ impl Store {
             let current = fs::symlink_metadata(path).ok();
             let same = current
                 .as_ref()
-                .is_some_and(|m| m.ino() == opened.ino() && m.dev() == opened.dev());
+                .is_some_and(|m| identity(m) == identity(&opened));
             if !same {
                 continue;
             }
-            tighten(path, &opened, FILE_MODE);
+            tighten(path, &opened, Private::File);
             if locked
                 && opened.len() > 0
                 && opened.len() + text.len() as u64 > self.config.audit_max_bytes

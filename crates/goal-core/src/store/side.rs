@@ -3,10 +3,9 @@
 
 use std::fs;
 use std::io::ErrorKind;
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
-use super::files::{io_err, quarantine, read_state_file, write_atomic, Found};
+use super::files::{identity, io_err, quarantine, read_state_file, write_atomic, Found};
 use super::Store;
 use crate::error::{ErrorCode, GoalError, Result};
 
@@ -41,7 +40,8 @@ impl Store {
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(format!("cannot inspect {}", path.display()), e)),
         };
-        quarantine(&path, meta.ino(), meta.dev())
+        let (ino, dev) = identity(&meta);
+        quarantine(&path, ino, dev)
             .map_err(|e| io_err(format!("cannot set {} aside", path.display()), e))
     }
 }
