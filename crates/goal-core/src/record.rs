@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -17,7 +18,7 @@ pub const RECORD_VERSION: u32 = 3;
 
 /// Lifecycle status. Whether a goal is open depends on `closedAt` too:
 /// `blocked` without `closedAt` is resumable, with it terminal.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Draft,
@@ -71,7 +72,7 @@ impl Status {
 }
 
 /// How a discovered issue evolved. Each names the original issue exactly.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ResolutionStatus {
     Resolved,
@@ -97,7 +98,7 @@ impl ResolutionStatus {
 }
 
 /// One entry of `issueResolutions`.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueResolution {
     /// The original discovered issue, word for word.
@@ -118,7 +119,7 @@ pub struct IssueResolution {
 }
 
 /// How a goal came to be: kept as a hash and a short redacted preview only.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptSource {
     /// `sha256:<hex>` of the full prompt.
@@ -131,7 +132,7 @@ pub struct PromptSource {
 }
 
 /// Rough classification of a tool call, for drift and the completion gate.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     /// One of the goal_system_* tools: never counts toward drift.
@@ -157,7 +158,7 @@ pub enum ToolKind {
 }
 
 /// One persisted tool call (already redacted and truncated).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolEvent {
     /// Monotonic per goal; drift is derived from it.
@@ -185,7 +186,7 @@ pub struct ToolEvent {
 }
 
 /// Tool history: a bounded window of recent calls plus counters that survive trimming.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolHistory {
     /// Number of non-goal main-session calls ever recorded for this goal.
@@ -219,7 +220,7 @@ pub struct ToolHistory {
 }
 
 /// The small facts kept about the last verification: never its output.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct LastVerification {
     /// Its `seq` in the tool history: fresh when greater than `lastChangeSeq`.
@@ -233,7 +234,7 @@ pub struct LastVerification {
 /// Optional budgets and the goal's usage, after Codex's goals. Budgets are set
 /// only by the user; usage is accounted by `goals::account_usage` from what
 /// the host itself records (see `usage`).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -263,7 +264,7 @@ pub struct Budget {
 }
 
 /// What was already counted from one usage source.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageMark {
     /// Byte offset read up to (transcripts: only whole lines are consumed).
@@ -279,7 +280,7 @@ pub struct UsageMark {
 }
 
 /// State of the stop loop guard.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct StopGuard {
     /// Consecutive blocked stops (or refused completion claims) with no tool call between.
@@ -298,7 +299,7 @@ pub struct StopGuard {
 }
 
 /// The goal record. Field names and order follow the seed's version-3 record.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Goal {
     pub version: u32,
