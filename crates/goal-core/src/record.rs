@@ -18,7 +18,7 @@ pub const RECORD_VERSION: u32 = 3;
 
 /// Lifecycle status. Whether a goal is open depends on `closedAt` too:
 /// `blocked` without `closedAt` is resumable, with it terminal.
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Draft,
@@ -68,6 +68,21 @@ impl Status {
             "cancelled" | "canceled" => Some(Status::Cancelled),
             _ => None,
         }
+    }
+}
+
+/// The schema lists the values in lifecycle order ([`Status::ALL`]).
+impl JsonSchema for Status {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Status".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let values: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+        schemars::json_schema!({
+            "description": "A goal's lifecycle status.",
+            "type": "string",
+            "enum": values,
+        })
     }
 }
 

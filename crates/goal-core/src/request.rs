@@ -284,8 +284,7 @@ request! {
     /// `goal_system_open`: open (or continue) the session's goal.
     pub struct OpenRequest {
         /// The objective, as the user stated it with /goal.
-        #[serde(default)]
-        #[schemars(required, with = "String")]
+        #[schemars(with = "String")]
         pub objective: Option<String>,
         /// draft until inspected; active once work starts (default active).
         #[serde(default)]
