@@ -7,15 +7,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 
-import {
-  boardShape,
-  boardText,
-  callTool,
-  isRefusal,
-  resultText,
-  toolDescriptions,
-  toolShapes,
-} from './lib/goal-tools.mjs'
+import { boardShape, boardText, callTool, isRefusal, resultText, toolDefinitions } from './lib/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const addon = require('./index.js')
@@ -48,12 +40,16 @@ function failure(text) {
   return { textResultForLlm: text, resultType: 'failure' }
 }
 
-/** The four tools, with handlers taking sessionId and cwd from the invocation. */
+/**
+ * The four tools, with handlers taking sessionId and cwd from the invocation.
+ * Names, descriptions and JSON-Schema parameters are the core's (the SDK takes
+ * a JSON Schema as `parameters`).
+ */
 export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
-  return Object.keys(toolShapes).map((name) => ({
+  return toolDefinitions(addon).map(({ name, description, inputSchema }) => ({
     name,
-    description: toolDescriptions[name],
-    parameters: z.object(toolShapes[name]),
+    description,
+    parameters: inputSchema,
     skipPermission: true,
     handler: async (args, invocation) => {
       if (looksLikeSubagent(invocation, mainSessionId())) {

@@ -76,7 +76,7 @@ export interface CloseRequest {
   /** What is in scope. Appends; duplicates are ignored; nothing is ever removed. */
   scope?: string[] | null
   /** complete passes only through the completion gate; blocked and cancelled need the exact reason (default complete). */
-  status?: "complete" | "blocked" | "cancelled"
+  status: "complete" | "blocked" | "cancelled"
   /** What proves the result is right (tests, outputs). Appends; duplicates are ignored; nothing is ever removed. */
   validationProof?: string[] | null
   /** Commands run to verify, with their outcome. Appends; duplicates are ignored; nothing is ever removed. */
@@ -161,13 +161,13 @@ export interface IssueResolution {
  */
 export interface IssueResolutionInput {
   /** Why the original issue no longer remains open. */
-  evidence?: string
+  evidence: string
   /** For merged/renamed/duplicate/superseded: what it became. */
   into?: string | null
   /** The original discovered issue, word for word. */
-  issue?: string
+  issue: string
   /** resolved, merged, renamed, duplicate or superseded. */
-  status?: "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
+  status: "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
 }
 
 /** The small facts kept about the last verification: never its output. */

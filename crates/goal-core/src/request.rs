@@ -120,15 +120,14 @@ impl JsonSchema for Resolutions {
 #[schemars(rename = "IssueResolutionInput")]
 pub struct IssueResolutionInput {
     /// The original discovered issue, word for word.
-    #[serde(default, alias = "original", alias = "originalIssue")]
+    #[serde(alias = "original", alias = "originalIssue")]
     #[schemars(required)]
     pub issue: Option<String>,
     /// resolved, merged, renamed, duplicate or superseded.
-    #[serde(default)]
     #[schemars(required, with = "crate::record::ResolutionStatus")]
     pub status: Option<String>,
     /// Why the original issue no longer remains open.
-    #[serde(default, alias = "proof")]
+    #[serde(alias = "proof")]
     #[schemars(required)]
     pub evidence: Option<String>,
     /// For merged/renamed/duplicate/superseded: what it became.
@@ -336,7 +335,6 @@ request! {
     /// `goal_system_close`: close as complete (through the gate), blocked or cancelled.
     pub struct CloseRequest {
         /// complete passes only through the completion gate; blocked and cancelled need the exact reason (default complete).
-        #[serde(default)]
         #[schemars(required, with = "CloseStatus")]
         pub status: Option<String>,
         /// The exact blocker or cancellation reason (required for blocked and cancelled).

@@ -124,6 +124,9 @@ fn drop_nulls(v: &mut Value) {
                     }
                 }
             }
+            if obj.get("default") == Some(&Value::Null) {
+                obj.remove("default");
+            }
             if let Some(Value::Array(en)) = obj.get_mut("enum") {
                 en.retain(|e| !e.is_null());
             }
@@ -173,6 +176,12 @@ pub fn output_schema() -> Value {
         .and_then(Value::as_object_mut)
     {
         props.remove("recent");
+    }
+    if let Some(required) = goal
+        .pointer_mut("/properties/toolHistory/required")
+        .and_then(Value::as_array_mut)
+    {
+        required.retain(|r| r != "recent");
     }
     goal["description"] = json!("The version-3 goal record.");
     let mut unmet = generator(true, true)
