@@ -1,3 +1,4 @@
+// @ts-check
 // Copilot CLI extension: the goal_system_* tools, and lifecycle hooks for
 // installs without the CLI shell hooks. Protocol only; every decision comes
 // from the Rust core through the addon. Stdout belongs to JSON-RPC: log to stderr.
@@ -143,6 +144,7 @@ export function buildHooks({ mainSessionId = () => undefined } = {}) {
 
 /** Join the foreground session. `join` is injectable for tests. */
 export async function start(join = undefined) {
+  // @ts-expect-error: an optional peer the host provides; not installed for development.
   const joinSession = join ?? (await import('@github/copilot-sdk/extension')).joinSession
   let session
   const mainSessionId = () => session?.sessionId

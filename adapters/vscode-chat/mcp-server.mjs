@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Goal System MCP server (stdio) for VS Code Copilot Chat and Claude Code:
 // goal_system_open, goal_system_status, goal_system_update, goal_system_close,
 // and context_board (the repository's board of reusable notes).
@@ -197,10 +198,10 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
 const transport = new StdioServerTransport()
 transport.onclose = () => process.exit(0)
 process.stdin.on('end', () => process.exit(0))
-process.on('uncaughtException', (err) => {
+process.on('uncaughtException', (/** @type {NodeJS.ErrnoException} */ err) => {
   log(`uncaught: ${err?.stack ?? err}`)
   if (err?.code === 'EPIPE') process.exit(0) // the client went away
 })
-process.on('unhandledRejection', (err) => log(`unhandled rejection: ${err?.stack ?? err}`))
+process.on('unhandledRejection', (/** @type {any} */ err) => log(`unhandled rejection: ${err?.stack ?? err}`))
 await server.connect(transport)
 log(`ready (state root ${process.env.GOAL_SYSTEM_STATE_ROOT || 'default'})`)
