@@ -21,6 +21,8 @@ const PACKAGE_FILES = [
   'hooks',
   'adapters',
   'skills',
+  'schema',
+  'types',
 ]
 
 let base
