@@ -436,7 +436,7 @@ describe('JSON in and out', () => {
     assert.match(flag.err, /^goal-system update: Unknown option '--requirment'\. Did you mean --requirement\?/)
     const json = run(['update', '--session', 'sess-a', '--input-json', '{"doneSofar": ["x"]}'])
     assert.equal(json.code, 2)
-    assert.match(json.err, /unknown field "doneSofar".*Did you mean "doneSoFar"\?/s)
+    assert.match(json.err, /unknown field "doneSofar".*did you mean "doneSoFar"\?/is)
   })
 })
 

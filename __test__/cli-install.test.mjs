@@ -16,7 +16,7 @@ const pkg = path.join(scratch, 'pkg')
 /** A copy of the package: real files copied (so tests can break them), big binaries linked. */
 function makePackage() {
   fs.mkdirSync(pkg)
-  for (const name of ['bin', 'cli', 'adapters', 'package.json']) {
+  for (const name of ['bin', 'cli', 'adapters', 'schema', 'types', 'package.json']) {
     fs.cpSync(path.join(repo, name), path.join(pkg, name), { recursive: true })
   }
   for (const name of ['index.js', 'goal-system.linux-x64-gnu.node', 'native', 'node_modules']) {

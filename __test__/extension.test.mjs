@@ -38,7 +38,7 @@ describe('extension registration', () => {
       'goal_system_status',
       'goal_system_update',
     ])
-    const schema = tool('goal_system_update').parameters.toJSONSchema()
+    const schema = tool('goal_system_update').parameters
     for (const field of [
       'requirements',
       'doneSoFar',
@@ -58,7 +58,7 @@ describe('extension registration', () => {
       'duplicate',
       'superseded',
     ])
-    assert.deepEqual(tool('goal_system_close').parameters.toJSONSchema().required, ['status'])
+    assert.deepEqual(tool('goal_system_close').parameters.required, ['status'])
     for (const hook of ['onSessionStart', 'onUserPromptSubmitted', 'onPreToolUse', 'onPostToolUse', 'onAgentStop']) {
       assert.equal(typeof registered.hooks[hook], 'function', hook)
     }

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test'
 import { root } from './helpers.mjs'
 import { platformId } from '../cli/install-native.mjs'
 
-const PACKAGE_FILES = ['package.json', 'index.js', 'index.d.ts', 'bin', 'cli', 'adapters']
+const PACKAGE_FILES = ['package.json', 'index.js', 'index.d.ts', 'bin', 'cli', 'adapters', 'schema', 'types']
 
 let base
 before(() => {

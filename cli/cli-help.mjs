@@ -1,5 +1,7 @@
 // Help texts of the goal-system command.
 
+import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
+
 const EXIT_CODES = `Exit codes:
   0  ok
   1  a check failed or the request was refused (doctor finding, completion gate,
@@ -138,6 +140,25 @@ COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID; with none, the one open goal of the 
 (--cwd, default the current folder). With several open goals there, the command
 refuses (exit 1) and lists them.`
 
+/** Every list field as a flag, from the core's generated update schema. */
+const RECORD_FLAGS = wrap(
+  Object.entries(toolDefinitions(null).find((d) => d.operation === 'updateGoal')?.inputSchema.properties ?? {})
+    .filter(([, schema]) => schema.type === 'array' && schema.items?.type === 'string')
+    .map(([name]) => `--${name}`)
+    .join(' '),
+)
+
+/** Wrap a line of words to the help's width, indented under its label. */
+function wrap(text, width = 84, indent = '    ') {
+  const lines = ['']
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1
+    if (lines[last] && `${lines[last]} ${word}`.length > width - indent.length) lines.push(word)
+    else lines[last] = lines[last] ? `${lines[last]} ${word}` : word
+  }
+  return `\n${lines.map((l) => indent + l).join('\n')}`
+}
+
 const FIELD_HELP = `Fields (repeatable; durable lists append, remaining and blockers replace):
   --done TEXT (doneSoFar)           --remaining TEXT        --no-remaining (clear it)
   --blocker TEXT (blockers)         --no-blockers (clear it)
@@ -147,7 +168,7 @@ const FIELD_HELP = `Fields (repeatable; durable lists append, remaining and bloc
   --coverage TEXT (requirementCoverage)     --inspection TEXT (inspectionEvidence)
   --issue TEXT (discoveredIssues)           --resolved TEXT (resolvedIssues)
   --audit TEXT (completionAudit)
-  Each record field also works by its own name, e.g. --validationProof TEXT.
+  Each record field also works by its own name:${RECORD_FLAGS}.
   --input-json '{...}'  any fields as a JSON object (issueResolutions need it); - reads
                      stdin (--from-json is the same; the old --json '{...}' still works)
   --json             print the result (goal, summary, unmet conditions) as JSON`

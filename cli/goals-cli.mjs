@@ -5,28 +5,22 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { EXIT, addonError, loadAddon, parseOptions, refused, stateError, usageError } from './cli-common.mjs'
-import { didYouMean } from './cli-ui.mjs'
+import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
 
-/** The record's list fields, and short flag names for the common ones. */
-export const LIST_FIELDS = [
-  'requirements',
-  'scope',
-  'mustNotRegress',
-  'constraints',
-  'currentEnvironment',
-  'requiredTools',
-  'validationProof',
-  'verificationResults',
-  'requirementCoverage',
-  'inspectionEvidence',
-  'discoveredIssues',
-  'resolvedIssues',
-  'doneSoFar',
-  'completionAudit',
-  'remaining',
-  'blockers',
-]
+/** The goal tools' input schemas, generated from the core's typed requests. */
+const TOOL_INPUTS = Object.fromEntries(
+  toolDefinitions(null).map((d) => [d.name.replace('goal_system_', ''), d.inputSchema]),
+)
 
+/** The record's list fields: the update request's string lists, in its order. */
+export const LIST_FIELDS = Object.entries(TOOL_INPUTS.update.properties)
+  .filter(([, schema]) => schema.type === 'array' && schema.items?.type === 'string')
+  .map(([name]) => name)
+
+/** The statuses a close takes. */
+const CLOSE_STATUSES = TOOL_INPUTS.close.properties.status.enum
+
+/** Short flag names for the common list fields (each must name one of LIST_FIELDS). */
 export const FIELD_ALIASES = {
   done: 'doneSoFar',
   requirement: 'requirements',
@@ -510,8 +504,10 @@ export function buildRequest(cmd, opts, readStdin = () => fs.readFileSync(0, 'ut
   if (opts['expected-goal-id'] !== undefined) request.expectedGoalId = opts['expected-goal-id']
   if (cmd === 'close') {
     request.status ??= 'complete'
-    if (!['complete', 'blocked', 'cancelled'].includes(request.status)) {
-      throw usageError(`goal-system close: --status must be complete, blocked or cancelled (got "${request.status}")`)
+    if (!CLOSE_STATUSES.includes(request.status)) {
+      throw usageError(
+        `goal-system close: --status must be one of ${CLOSE_STATUSES.join(', ')} (got "${request.status}")`,
+      )
     }
   }
   return request
@@ -576,10 +572,7 @@ function call(fn, what) {
   try {
     return fn()
   } catch (err) {
-    const e = addonError(err, `goal-system ${what}`)
-    // The core names an unknown field and lists the known ones: suggest the closest.
-    const unknown = /unknown field "([^"]+)"; known fields: ([^()]+)/.exec(err?.message ?? '')
-    if (unknown) e.message += didYouMean(unknown[1], unknown[2].split(/,\s*/), (f) => `"${f.trim()}"`)
-    throw e
+    // The core names an unknown field with the nearest known one.
+    throw addonError(err, `goal-system ${what}`)
   }
 }

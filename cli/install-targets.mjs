@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import { nativeHook } from './install-native.mjs'
 import { mapStrings, parseJsonObject, getIn } from './json-merge.mjs'
+import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
 
 /** Root of this package (the folder holding index.js), without a trailing separator. */
 export const PACKAGE_ROOT = path.resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -19,7 +20,8 @@ export const HOSTS = ['copilot-cli', 'vscode', 'claude']
 export const HOST_LABELS = { 'copilot-cli': 'Copilot CLI', vscode: 'VS Code', claude: 'Claude Code' }
 
 export const MCP_SERVER_NAME = 'goalSystem'
-export const GOAL_TOOLS = ['goal_system_open', 'goal_system_status', 'goal_system_update', 'goal_system_close']
+/** The goal tools' names, from the core's generated definitions. */
+export const GOAL_TOOLS = toolDefinitions(null).map((d) => d.name)
 export const CLAUDE_PERMISSIONS = GOAL_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`)
 
 /** Text every file written by goal-system carries, so it is recognized later. */

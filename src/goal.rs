@@ -41,6 +41,7 @@ pub struct UnmetCondition {
 #[napi(object)]
 pub struct OpenResult {
     /// The version-3 goal record.
+    #[napi(ts_type = "Goal")]
     pub goal: Value,
     /// False when the same objective was already open and was continued.
     pub created: bool,
@@ -56,6 +57,7 @@ pub struct OpenResult {
 #[napi(object)]
 pub struct StatusResult {
     /// The goal record, or null when the session has none.
+    #[napi(ts_type = "Goal | null")]
     pub goal: Option<Value>,
     /// Draft, active or blocked without closedAt.
     pub open: bool,
@@ -72,6 +74,7 @@ pub struct StatusResult {
 /// Result of `updateGoal`.
 #[napi(object)]
 pub struct UpdateResult {
+    #[napi(ts_type = "Goal")]
     pub goal: Value,
     /// What changed, e.g. `doneSoFar: +2`, `remaining: replaced`.
     pub changes: Vec<String>,
@@ -85,6 +88,7 @@ pub struct UpdateResult {
 #[napi(object)]
 pub struct CloseResult {
     pub closed: bool,
+    #[napi(ts_type = "Goal")]
     pub goal: Value,
     pub unmet: Vec<UnmetCondition>,
     pub summary: String,
@@ -224,13 +228,16 @@ fn sync<T>(env: &Env, out: std::result::Result<T, GoalError>) -> Result<T> {
 /// replace?: boolean, sourcePrompt?, ...any update field }`. The same objective
 /// continues the open goal; a different one needs `replace: true` (error code
 /// `GOAL_EXISTS` otherwise). Rejects with an Error whose `.code` names the problem.
-#[napi(ts_return_type = "Promise<OpenResult>")]
+#[napi(
+    ts_args_type = "caller: GoalCaller, request?: OpenRequest | null",
+    ts_return_type = "Promise<OpenResult>"
+)]
 pub fn open_goal(caller: GoalCaller, request: Option<Value>) -> AsyncTask<OpenTask> {
     OpenTask::new(caller, request)
 }
 
 /// Synchronous `openGoal`.
-#[napi]
+#[napi(ts_args_type = "caller: GoalCaller, request?: OpenRequest | null")]
 pub fn open_goal_sync(env: Env, caller: GoalCaller, request: Option<Value>) -> Result<OpenResult> {
     sync(
         &env,
@@ -256,13 +263,16 @@ pub fn goal_status_sync(env: Env, caller: GoalCaller) -> Result<StatusResult> {
 /// replace when named; `issueResolutions` entries `{ issue, status, evidence, into? }`
 /// must name a discovered issue exactly (wildcards are refused). `status` may be
 /// `active`, `draft` or `blocked` (resumable, with `statusReason`). Resets drift.
-#[napi(ts_return_type = "Promise<UpdateResult>")]
+#[napi(
+    ts_args_type = "caller: GoalCaller, request?: UpdateRequest | null",
+    ts_return_type = "Promise<UpdateResult>"
+)]
 pub fn update_goal(caller: GoalCaller, request: Option<Value>) -> AsyncTask<UpdateTask> {
     UpdateTask::new(caller, request)
 }
 
 /// Synchronous `updateGoal`.
-#[napi]
+#[napi(ts_args_type = "caller: GoalCaller, request?: UpdateRequest | null")]
 pub fn update_goal_sync(
     env: Env,
     caller: GoalCaller,
@@ -278,13 +288,16 @@ pub fn update_goal_sync(
 /// Complete passes only through the completion gate (otherwise `closed: false`
 /// with every unmet condition; evidence sent along is still recorded); blocked
 /// and cancelled need the exact reason.
-#[napi(ts_return_type = "Promise<CloseResult>")]
+#[napi(
+    ts_args_type = "caller: GoalCaller, request?: CloseRequest | null",
+    ts_return_type = "Promise<CloseResult>"
+)]
 pub fn close_goal(caller: GoalCaller, request: Option<Value>) -> AsyncTask<CloseTask> {
     CloseTask::new(caller, request)
 }
 
 /// Synchronous `closeGoal`.
-#[napi]
+#[napi(ts_args_type = "caller: GoalCaller, request?: CloseRequest | null")]
 pub fn close_goal_sync(
     env: Env,
     caller: GoalCaller,
@@ -296,8 +309,17 @@ pub fn close_goal_sync(
     )
 }
 
+/// The goal tools as every adapter declares them: name, title, description
+/// (gate text and drift thresholds included), the input JSON Schema of the
+/// typed request, the output schema with the typed goal, MCP annotations and
+/// the addon function that serves each (`operation`).
+#[napi(ts_return_type = "ToolDefinition[]")]
+pub fn tool_definitions() -> serde_json::Value {
+    serde_json::to_value(goal_core::schema::tool_definitions()).unwrap_or_default()
+}
+
 /// The JSON Schema of the goal record the goal operations return (derived from
-/// the Rust record; the MCP server's `outputSchema` uses it).
+/// the Rust record by schemars).
 #[napi]
 pub fn goal_record_schema() -> serde_json::Value {
     goal_core::schema::goal_json_schema()

@@ -25,7 +25,7 @@ pub struct HookResult {
 /// faults come back as an allow-shaped answer with a message in `stderr`.
 /// A `vscode` or `claude` entry that runs under Copilot CLI answers `{}` when
 /// another entry decides the event there (see `hostRole`).
-#[napi]
+#[napi(ts_args_type = "host: Host, event: HookEvent, stdin: string")]
 pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
     run_payload(&host, &event, stdin.as_bytes())
 }
@@ -56,7 +56,7 @@ pub const MAX_HOOK_PAYLOAD_BYTES: u32 = payload::MAX_HOOK_PAYLOAD_BYTES as u32;
 /// [`run_hook`] on the raw payload bytes, read exactly as the native hook
 /// reads them: lossy UTF-8, and a payload past `MAX_HOOK_PAYLOAD_BYTES` is not
 /// parsed (the hook allows and says so). Never throws.
-#[napi]
+#[napi(ts_args_type = "host: Host, event: HookEvent, payload: Buffer")]
 pub fn run_hook_bytes(host: String, event: String, payload: Buffer) -> HookResult {
     run_payload(&host, &event, &payload)
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Copilot CLI extension: the goal_system_* tools, and lifecycle hooks for
 // installs without the CLI shell hooks. Protocol only; every decision comes
 // from the Rust core through the addon. Stdout belongs to JSON-RPC: log to stderr.
@@ -7,15 +8,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 
-import {
-  boardShape,
-  boardText,
-  callTool,
-  isRefusal,
-  resultText,
-  toolDescriptions,
-  toolShapes,
-} from '../shared/goal-tools.mjs'
+import { boardShape, boardText, callTool, isRefusal, resultText, toolDefinitions } from '../shared/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const addon = require('../../index.js')
@@ -48,12 +41,16 @@ function failure(text) {
   return { textResultForLlm: text, resultType: 'failure' }
 }
 
-/** The four tools, with handlers taking sessionId and cwd from the invocation. */
+/**
+ * The four tools, with handlers taking sessionId and cwd from the invocation.
+ * Names, descriptions and JSON-Schema parameters are the core's (the SDK takes
+ * a JSON Schema as `parameters`).
+ */
 export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
-  return Object.keys(toolShapes).map((name) => ({
+  return toolDefinitions(addon).map(({ name, description, inputSchema }) => ({
     name,
-    description: toolDescriptions[name],
-    parameters: z.object(toolShapes[name]),
+    description,
+    parameters: inputSchema,
     skipPermission: true,
     handler: async (args, invocation) => {
       if (looksLikeSubagent(invocation, mainSessionId())) {
@@ -147,6 +144,7 @@ export function buildHooks({ mainSessionId = () => undefined } = {}) {
 
 /** Join the foreground session. `join` is injectable for tests. */
 export async function start(join = undefined) {
+  // @ts-expect-error: an optional peer the host provides; not installed for development.
   const joinSession = join ?? (await import('@github/copilot-sdk/extension')).joinSession
   let session
   const mainSessionId = () => session?.sessionId

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Hook command for VS Code Copilot Chat, Claude Code (and Copilot CLI's Node
 // fallback): node hook-runner.mjs [vscode|claude|copilot-cli] [Event]
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Goal System MCP server (stdio) for VS Code Copilot Chat and Claude Code:
 // goal_system_open, goal_system_status, goal_system_update, goal_system_close,
 // and context_board (the repository's board of reusable notes).
@@ -48,37 +49,6 @@ const callerSchema = {
   },
 }
 
-/**
- * What every tool returns: the summary, the unmet conditions, and the goal
- * record typed by its JSON Schema (derived from the Rust record by the addon).
- * The record's recent tool-call window is left out of results (see run()).
- */
-function outputSchema() {
-  const goal = addon?.goalRecordSchema?.() ?? { type: 'object' }
-  if (goal.properties?.toolHistory?.properties) delete goal.properties.toolHistory.properties.recent
-  return {
-    type: 'object',
-    properties: {
-      summary: { type: 'string', description: 'Readable summary, also the text content.' },
-      goal: { ...goal, description: 'The version-3 goal record.' },
-      unmet: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { field: { type: 'string' }, message: { type: 'string' } },
-          required: ['field', 'message'],
-        },
-      },
-      error: {
-        type: 'object',
-        properties: { code: { type: 'string' }, message: { type: 'string' } },
-        required: ['code', 'message'],
-      },
-    },
-    required: ['summary'],
-  }
-}
-
 // ---------------------------------------------------------------- results
 
 /** A thrown addon error (code + message) as a tool error the model can act on. */
@@ -126,26 +96,6 @@ const OWNERSHIP =
   ' Only the main chat session owns its goal: pass the sessionId and cwd that the [goal-system] hook context shows. ' +
   "Subagents must never call this tool; the main session verifies a subagent's output before recording it."
 
-const TITLES = {
-  goal_system_open: 'Open goal',
-  goal_system_status: 'Goal status',
-  goal_system_update: 'Update goal',
-  goal_system_close: 'Close goal',
-}
-
-/**
- * What each tool does to the world, for the host's approval prompts. None
- * reaches outside the state folder. Open continues the same objective
- * (idempotent); update appends evidence but replaces the remaining and blocker
- * queues it is given; close ends a goal for good and refuses a second close.
- */
-const ANNOTATIONS = {
-  goal_system_open: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  goal_system_status: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  goal_system_update: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  goal_system_close: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-}
-
 // ---------------------------------------------------------------- board
 
 const BOARD = 'context_board'
@@ -190,41 +140,35 @@ async function runBoard(args = {}) {
   }
 }
 
-let validators
-/** Input checks of the shared tool shapes (types only; the rules are the core's). */
-async function validate(name, args) {
-  if (!validators) {
-    const [{ toolNames, toolShapes }, { z }] = await Promise.all([goalTools(), import('zod')])
-    const caller = { sessionId: z.string(), cwd: z.string() }
-    validators = Object.fromEntries(toolNames.map((n) => [n, z.object({ ...caller, ...toolShapes[n] })]))
-    validators.prettify = z.prettifyError
-  }
-  const parsed = validators[name].safeParse(args ?? {})
-  return parsed.success ? null : `Input validation error: ${validators.prettify(parsed.error)}`
+/**
+ * The caller's keys are this protocol's (the extension takes them from the
+ * invocation); every other field is checked by the core's typed parse, whose
+ * INVALID_INPUT names the field (and the nearest known one when misspelt).
+ * @param {Record<string, unknown> | undefined} args
+ */
+function validateCaller(args) {
+  const missing = Object.keys(callerSchema).filter((key) => typeof args?.[key] !== 'string' || args[key] === '')
+  return missing.length ? `Input validation error: ${missing.join(', ')}: required (a string)` : null
 }
 
+/** @type {any[] | undefined} */
 let toolList
-/** The tools/list answer: JSON Schemas of the shared tool shapes, built once. */
+/** The tools/list answer: the core's tool definitions plus the caller's keys, built once. */
 async function listTools() {
   if (toolList) return toolList
-  const [{ toolDescriptions, toolNames, toolShapes }, { z }] = await Promise.all([goalTools(), import('zod')])
-  const output = outputSchema()
-  toolList = toolNames.map((name) => {
-    const input = z.toJSONSchema(z.object(toolShapes[name]), { io: 'input' })
-    delete input.$schema
-    return {
-      name,
-      title: TITLES[name],
-      description: toolDescriptions[name] + OWNERSHIP,
-      inputSchema: {
-        ...input,
-        properties: { ...callerSchema, ...input.properties },
-        required: ['sessionId', 'cwd', ...(input.required ?? [])],
-      },
-      outputSchema: output,
-      annotations: { title: TITLES[name], ...ANNOTATIONS[name] },
-    }
-  })
+  const { toolDefinitions } = await goalTools()
+  toolList = toolDefinitions(addon).map((def) => ({
+    name: def.name,
+    title: def.title,
+    description: def.description + OWNERSHIP,
+    inputSchema: {
+      ...def.inputSchema,
+      properties: { ...callerSchema, ...def.inputSchema.properties },
+      required: ['sessionId', 'cwd', ...(def.inputSchema.required ?? [])],
+    },
+    outputSchema: def.outputSchema,
+    annotations: def.annotations,
+  }))
   if (addon) toolList.push(await boardTool())
   return toolList
 }
@@ -237,12 +181,14 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await lis
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const { name, arguments: args } = request.params
   if (name === BOARD && addon) return runBoard(args)
-  if (!TITLES[name])
+  const { toolDefinitions } = await goalTools()
+  const names = toolDefinitions(addon).map((d) => d.name)
+  if (!names.includes(name))
     return errorResult({
       code: 'UNKNOWN_TOOL',
-      message: `no tool named ${name}; the tools are ${Object.keys(TITLES).join(', ')}`,
+      message: `no tool named ${name}; the tools are ${names.join(', ')}`,
     })
-  const invalid = await validate(name, args)
+  const invalid = validateCaller(args)
   if (invalid) return errorResult({ code: 'INVALID_INPUT', message: invalid })
   return run(name, args)
 })
@@ -252,10 +198,10 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
 const transport = new StdioServerTransport()
 transport.onclose = () => process.exit(0)
 process.stdin.on('end', () => process.exit(0))
-process.on('uncaughtException', (err) => {
+process.on('uncaughtException', (/** @type {NodeJS.ErrnoException} */ err) => {
   log(`uncaught: ${err?.stack ?? err}`)
   if (err?.code === 'EPIPE') process.exit(0) // the client went away
 })
-process.on('unhandledRejection', (err) => log(`unhandled rejection: ${err?.stack ?? err}`))
+process.on('unhandledRejection', (/** @type {any} */ err) => log(`unhandled rejection: ${err?.stack ?? err}`))
 await server.connect(transport)
 log(`ready (state root ${process.env.GOAL_SYSTEM_STATE_ROOT || 'default'})`)

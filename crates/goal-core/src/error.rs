@@ -42,6 +42,26 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, for the generated typings.
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::LimitExceeded,
+        ErrorCode::InvalidSessionId,
+        ErrorCode::InvalidCwd,
+        ErrorCode::NoGoal,
+        ErrorCode::GoalExists,
+        ErrorCode::GoalClosed,
+        ErrorCode::StaleGoal,
+        ErrorCode::Ambiguous,
+        ErrorCode::Subagent,
+        ErrorCode::Forbidden,
+        ErrorCode::InvalidResolution,
+        ErrorCode::LockTimeout,
+        ErrorCode::Corrupt,
+        ErrorCode::Io,
+        ErrorCode::NotFound,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "INVALID_INPUT",

@@ -9,7 +9,7 @@ use crate::text;
 use crate::text::norm;
 
 /// One unmet condition.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq)]
 pub struct Unmet {
     /// The record field to fill or fix (`toolHistory` for recorded activity).
     pub field: String,
@@ -23,6 +23,22 @@ fn unmet(field: &str, message: impl Into<String>) -> Unmet {
         message: message.into(),
     }
 }
+
+/// The conditions [`check`] enforces, in its order and in the model's terms:
+/// the goal tools' descriptions are built from this list (a test holds the
+/// two together).
+pub const CONDITIONS: [&str; 10] = [
+    "objective",
+    "doneSoFar",
+    "validationProof",
+    "verificationResults",
+    "inspectionEvidence (or inspection tool activity)",
+    "requirementCoverage naming every requirement with evidence",
+    "completionAudit",
+    "empty remaining and empty blockers",
+    "every discovered issue resolved (resolvedIssues or an evidence-backed issueResolutions entry)",
+    "recorded action or verification tool activity, with a passing verification after the last change (toolHistory; claims alone are refused)",
+];
 
 /// Every condition of the completion gate that the goal does not meet, in the
 /// seed's order. Empty means the goal may close as complete.

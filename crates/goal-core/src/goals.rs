@@ -3,7 +3,7 @@
 //! the CLI and the hooks all call these, so every caller gets the same rules.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::authority::{self, Operation, Role};
@@ -16,6 +16,7 @@ use crate::messages;
 use crate::outcome::{self, Report};
 use crate::record::{Goal, LastVerification, PromptSource, Status, ToolEvent, ToolKind};
 use crate::redact;
+use crate::request::{self, CloseRequest, OpenRequest, UpdateRequest};
 use crate::store::{validate_cwd, validate_session_id, Change, Store};
 use crate::tools;
 use crate::update::{self, Applied};
@@ -111,35 +112,6 @@ pub struct Closed {
     pub warnings: Vec<String>,
 }
 
-fn as_object(req: &Value, op: &str) -> Result<Map<String, Value>> {
-    match req {
-        Value::Object(map) => Ok(map.clone()),
-        Value::Null => Ok(Map::new()),
-        _ => Err(GoalError::invalid(format!(
-            "{op}: expected an object of fields"
-        ))),
-    }
-}
-
-/// Keys that identify the caller; adapters may pass them inside the request.
-const CALLER_KEYS: [&str; 2] = ["sessionId", "cwd"];
-
-fn take_str(map: &mut Map<String, Value>, key: &str) -> Result<Option<String>> {
-    match map.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(GoalError::invalid(format!("{key}: expected a string"))),
-    }
-}
-
-fn take_bool(map: &mut Map<String, Value>, key: &str) -> Result<bool> {
-    match map.remove(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(b),
-        Some(_) => Err(GoalError::invalid(format!("{key}: expected true or false"))),
-    }
-}
-
 fn no_goal(caller: &Caller) -> GoalError {
     GoalError::new(
         ErrorCode::NoGoal,
@@ -190,16 +162,14 @@ fn normalize_path(path: &str) -> String {
 /// pausing and resuming (moving a paused or budget-limited goal back to work).
 fn authorize_fields(
     caller: &Caller,
-    fields: &Map<String, Value>,
+    sets_budget: bool,
+    status: Option<&str>,
     goal: Option<&Goal>,
 ) -> Result<()> {
-    if BUDGET_FIELDS.iter().any(|f| fields.contains_key(*f)) {
+    if sets_budget {
         authority::authorize(caller.role, Operation::SetBudget)?;
     }
-    let wanted = fields
-        .get("status")
-        .and_then(Value::as_str)
-        .and_then(Status::parse);
+    let wanted = status.and_then(Status::parse);
     let current = goal.map(|g| g.completion_status);
     let pausing = wanted == Some(Status::Paused);
     let resuming = matches!(current, Some(Status::Paused | Status::BudgetLimited))
@@ -222,16 +192,17 @@ fn stamp(goal: &mut Goal) {
 /// refused unless `replace: true`; the same objective continues the open goal.
 pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
     caller.check()?;
-    let mut fields = as_object(req, "open")?;
-    for key in CALLER_KEYS {
-        fields.remove(key);
-    }
-    let objective = take_str(&mut fields, "objective")?
+    // Sizes first, outside the lock: an oversized request never holds it.
+    update::check_limits(req)?;
+    let req: OpenRequest = request::parse("open", req)?;
+    let objective = req
+        .objective
+        .as_deref()
         .ok_or_else(|| GoalError::invalid("objective: required to open a goal"))?;
-    let objective = update::clean_objective(&objective)?;
-    let status = match take_str(&mut fields, "status")? {
+    let objective = update::clean_objective(objective)?;
+    let status = match req.status.as_deref() {
         None => Status::Active,
-        Some(s) => match Status::parse(&s) {
+        Some(s) => match Status::parse(s) {
             Some(st @ (Status::Draft | Status::Active)) => st,
             _ => {
                 return Err(GoalError::invalid(
@@ -240,11 +211,13 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
             }
         },
     };
-    let replace = take_bool(&mut fields, "replace")?;
-    let source_prompt = take_str(&mut fields, "sourcePrompt")?;
-    let source_kind = take_str(&mut fields, "sourceKind")?.unwrap_or_else(|| "tool".into());
-    authorize_fields(caller, &fields, None)?;
-    let rest = Value::Object(fields);
+    let replace = req.replace.unwrap_or(false);
+    let source_prompt = req.source_prompt.clone();
+    let source_kind = req.source_kind.clone().unwrap_or_else(|| "tool".into());
+    authorize_fields(caller, req.sets_budget(), None, None)?;
+    let mut rest = req.record_changes();
+    rest.token_budget = req.token_budget;
+    rest.time_budget_seconds = req.time_budget_seconds;
 
     let (opened, warnings) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _warnings| {
         let now = clock::now_iso();
@@ -266,7 +239,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
                     kind: source_kind.clone(),
                 });
             }
-            update::apply_update(&mut goal, &rest)?;
+            update::apply_changes(&mut goal, &rest)?;
             settle_budget(&mut goal, clock::now_ms());
             Ok(goal)
         };
@@ -277,7 +250,7 @@ pub fn open(store: &Store, caller: &Caller, req: &Value) -> Result<Opened> {
             Some(mut existing) if existing.is_open() => {
                 if update::norm(&existing.objective) == update::norm(&objective) {
                     // Same destination: continue it, merging any new fields.
-                    let applied = update::apply_update(&mut existing, &rest)?;
+                    let applied = update::apply_changes(&mut existing, &rest)?;
                     let promoted = existing.completion_status == Status::Draft && status == Status::Active;
                     if promoted {
                         existing.completion_status = Status::Active;
@@ -402,23 +375,22 @@ fn mark_progress(goal: &mut Goal) {
 /// Record evidence and progress. Durable lists append; queues replace only when named.
 pub fn update(store: &Store, caller: &Caller, req: &Value) -> Result<Updated> {
     caller.check()?;
-    let mut fields = as_object(req, "update")?;
-    for key in CALLER_KEYS {
-        fields.remove(key);
-    }
     authority::authorize(caller.role, Operation::Record)?;
-    let rest = Value::Object(fields);
     // Sizes first, outside the lock: an oversized request never holds it.
-    update::check_limits(&rest)?;
+    update::check_limits(req)?;
+    let rest: UpdateRequest = request::parse("update", req)?;
     let ((goal, applied), warnings) =
         store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
             let mut goal = current.ok_or_else(|| no_goal(caller))?;
             ensure_same_place(caller, &goal)?;
-            if let Value::Object(map) = &rest {
-                authorize_fields(caller, map, Some(&goal))?;
-            }
+            authorize_fields(
+                caller,
+                rest.sets_budget(),
+                rest.status.as_deref(),
+                Some(&goal),
+            )?;
             tick_time(&mut goal, clock::now_ms());
-            let applied = update::apply_update(&mut goal, &rest)?;
+            let applied = update::apply_changes(&mut goal, &rest)?;
             settle_budget(&mut goal, clock::now_ms());
             mark_progress(&mut goal);
             stamp(&mut goal);
@@ -446,11 +418,9 @@ fn updated(goal: Goal, applied: Applied, warnings: Vec<String>) -> Updated {
 /// exact reason). Evidence passed with a refused close is still recorded.
 pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
     caller.check()?;
-    let mut fields = as_object(req, "close")?;
-    for key in CALLER_KEYS {
-        fields.remove(key);
-    }
-    let status_text = take_str(&mut fields, "status")?.unwrap_or_else(|| "complete".into());
+    update::check_limits(req)?;
+    let req: CloseRequest = request::parse("close", req)?;
+    let status_text = req.status.clone().unwrap_or_else(|| "complete".into());
     let status = match Status::parse(&status_text) {
         Some(s @ (Status::Complete | Status::Blocked | Status::Cancelled)) => s,
         _ => {
@@ -460,15 +430,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
             )))
         }
     };
-    let reason = match (
-        take_str(&mut fields, "reason")?,
-        fields.remove("statusReason"),
-    ) {
-        (Some(r), _) => Some(r),
-        (None, Some(Value::String(r))) => Some(r),
-        (None, None | Some(Value::Null)) => None,
-        (None, Some(_)) => return Err(GoalError::invalid("statusReason: expected a string")),
-    };
+    let reason = req.reason.clone();
     authority::authorize(
         caller.role,
         match status {
@@ -477,8 +439,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
             _ => Operation::Cancel,
         },
     )?;
-    authorize_fields(caller, &fields, None)?;
-    let rest = Value::Object(fields);
+    let rest = req.record_changes();
 
     let ((goal, closed, unmet), warnings) =
         store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
@@ -495,7 +456,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
                     ),
                 ));
             }
-            let applied = update::apply_update(&mut goal, &rest)?;
+            let applied = update::apply_changes(&mut goal, &rest)?;
             if !applied.is_empty() {
                 mark_progress(&mut goal);
             }

@@ -21,6 +21,7 @@ pub mod payload;
 pub mod progress;
 pub mod record;
 pub mod redact;
+pub mod request;
 pub mod schema;
 pub mod store;
 pub mod text;

@@ -402,6 +402,43 @@ pub fn state_restored() -> &'static str {
     "[goal-system] The goal state was edited outside the goal system. The edited copy was set aside (kept as *.tampered-*) and the goal system's own state was restored; the edit did not close the goal or release the stop. A goal closes only through goal_system_close with real evidence, or by the user."
 }
 
+// ---------------------------------------------------------------- goal tools
+
+/// What the completion gate requires, in the model's terms, built from the
+/// gate's own condition list.
+pub fn gate_text() -> String {
+    format!(
+        "The completion gate requires: {}.",
+        gate::CONDITIONS.join(", ")
+    )
+}
+
+/// The description of a goal tool as the model sees it (the main session
+/// only; subagents must not call them). Thresholds come from `drift`.
+pub fn tool_description(name: &str) -> String {
+    use crate::drift::{DENY_AT, WARN_AT};
+    match name {
+        "goal_system_open" => "Open (or continue) the persisted goal of this session. Use ONLY when the user explicitly asked for a goal with /goal; an ordinary request never opens one \
+(the /goal hook usually has already created a draft: then update it instead). The same objective continues (and may activate) the user's draft; a different objective, replace, cancel, pause and budgets are the user's alone \
+and are refused (FORBIDDEN). Any record field may be given at once.".into(),
+        "goal_system_status" => "Read this session's goal: objective, queues, recorded evidence, drift (non-goal tool calls since the last update) and every unmet completion condition. \
+Never changes state. Use it after a resume, a compaction or a stop directive before continuing.".into(),
+        "goal_system_update" => format!(
+            "Record progress and evidence after meaningful work (it also resets drift: after {WARN_AT}-{} non-goal tool calls the hooks warn, from {DENY_AT} they deny the next one until you update). \
+Durable lists append with de-duplication; remaining and blockers REPLACE the queue when given. After inspecting a draft goal, set status \"active\" with requirements, \
+scope, remaining and inspectionEvidence. Record only evidence you have checked yourself. Status \"blocked\" (with the exact statusReason) pauses the goal, resumable.",
+            DENY_AT - 1
+        ),
+        "goal_system_close" => format!(
+            "Close the goal. status \"complete\" passes only through the completion gate; a refusal lists every unmet condition (evidence sent along is still recorded), \
+so fix them all and close again. {} status \"blocked\" (terminal, shown to the user) needs the exact reason; only the user cancels. A closed goal never reopens. \
+Subagents must never call goal tools; the main session verifies their output before recording it.",
+            gate_text()
+        ),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

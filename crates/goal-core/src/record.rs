@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -70,8 +71,23 @@ impl Status {
     }
 }
 
+/// The schema lists the values in lifecycle order ([`Status::ALL`]).
+impl JsonSchema for Status {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Status".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let values: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+        schemars::json_schema!({
+            "description": "A goal's lifecycle status.",
+            "type": "string",
+            "enum": values,
+        })
+    }
+}
+
 /// How a discovered issue evolved. Each names the original issue exactly.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ResolutionStatus {
     Resolved,
@@ -97,7 +113,7 @@ impl ResolutionStatus {
 }
 
 /// One entry of `issueResolutions`.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueResolution {
     /// The original discovered issue, word for word.
@@ -118,7 +134,7 @@ pub struct IssueResolution {
 }
 
 /// How a goal came to be: kept as a hash and a short redacted preview only.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptSource {
     /// `sha256:<hex>` of the full prompt.
@@ -131,7 +147,7 @@ pub struct PromptSource {
 }
 
 /// Rough classification of a tool call, for drift and the completion gate.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     /// One of the goal_system_* tools: never counts toward drift.
@@ -157,7 +173,7 @@ pub enum ToolKind {
 }
 
 /// One persisted tool call (already redacted and truncated).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolEvent {
     /// Monotonic per goal; drift is derived from it.
@@ -185,7 +201,7 @@ pub struct ToolEvent {
 }
 
 /// Tool history: a bounded window of recent calls plus counters that survive trimming.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolHistory {
     /// Number of non-goal main-session calls ever recorded for this goal.
@@ -219,7 +235,7 @@ pub struct ToolHistory {
 }
 
 /// The small facts kept about the last verification: never its output.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct LastVerification {
     /// Its `seq` in the tool history: fresh when greater than `lastChangeSeq`.
@@ -233,7 +249,7 @@ pub struct LastVerification {
 /// Optional budgets and the goal's usage, after Codex's goals. Budgets are set
 /// only by the user; usage is accounted by `goals::account_usage` from what
 /// the host itself records (see `usage`).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct Budget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -263,7 +279,7 @@ pub struct Budget {
 }
 
 /// What was already counted from one usage source.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageMark {
     /// Byte offset read up to (transcripts: only whole lines are consumed).
@@ -279,7 +295,7 @@ pub struct UsageMark {
 }
 
 /// State of the stop loop guard.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct StopGuard {
     /// Consecutive blocked stops (or refused completion claims) with no tool call between.
@@ -298,7 +314,7 @@ pub struct StopGuard {
 }
 
 /// The goal record. Field names and order follow the seed's version-3 record.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Goal {
     pub version: u32,

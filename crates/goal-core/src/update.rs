@@ -1,13 +1,15 @@
 //! Updates to a goal record: durable lists append with de-duplication, the two
 //! queues replace only when named, issue resolutions are checked, limits are
-//! enforced with errors that name the field. Input is JSON so every adapter
-//! (SDK tools, MCP tools, CLI) gets the same validation and the same messages.
+//! enforced with errors that name the field. Input is the typed request of
+//! `request` so every adapter (SDK tools, MCP tools, CLI) gets the same
+//! validation and the same messages.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::{Goal, IssueResolution, ResolutionStatus, Status, DURABLE_LISTS, QUEUES};
 use crate::redact;
+use crate::request::{self, IssueResolutionInput, UpdateRequest};
 pub use crate::text::norm;
 
 /// Most items a list may hold.
@@ -18,16 +20,6 @@ pub const MAX_ITEM_CHARS: usize = 2_000;
 pub const MAX_OBJECTIVE_CHARS: usize = 4_000;
 /// Longest status reason, in characters.
 pub const MAX_REASON_CHARS: usize = 2_000;
-
-/// Fields an update may carry besides the lists.
-const SCALARS: [&str; 6] = [
-    "objective",
-    "status",
-    "statusReason",
-    "expectedGoalId",
-    "tokenBudget",
-    "timeBudgetSeconds",
-];
 
 /// What an update changed, for audit lines and tool results.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -78,34 +70,11 @@ fn field_error(field: &str, message: impl std::fmt::Display) -> GoalError {
     GoalError::invalid(format!("{field}: {message}"))
 }
 
-fn string_items(field: &str, value: &Value) -> Result<Vec<String>> {
-    let raw: Vec<&Value> = match value {
-        Value::Null => Vec::new(),
-        Value::String(_) => vec![value],
-        Value::Array(items) => items.iter().collect(),
-        other => {
-            return Err(field_error(
-                field,
-                format!(
-                    "expected a string or an array of strings, got {}",
-                    type_name(other)
-                ),
-            ))
-        }
-    };
+fn string_items(field: &str, raw: &[String]) -> Result<Vec<String>> {
     // Before any redaction: an oversized list is refused for its length alone.
     check_count(field, raw.len())?;
     let mut out = Vec::with_capacity(raw.len());
-    for (i, item) in raw.into_iter().enumerate() {
-        let text = match item {
-            Value::String(s) => s,
-            other => {
-                return Err(field_error(
-                    field,
-                    format!("item {i} must be a string, got {}", type_name(other)),
-                ))
-            }
-        };
+    for (i, text) in raw.iter().enumerate() {
         let cleaned = clean_item(text);
         if cleaned.is_empty() {
             return Err(field_error(field, format!("item {i} is empty")));
@@ -120,17 +89,6 @@ fn string_items(field: &str, value: &Value) -> Result<Vec<String>> {
         out.push(cleaned);
     }
     Ok(out)
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn check_count(field: &str, count: usize) -> Result<()> {
@@ -183,38 +141,25 @@ fn replace_dedup(items: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Parse the `issueResolutions` input into checked entries.
+/// Parse and check an `issueResolutions` value (an entry or a list).
 pub fn parse_resolutions(value: &Value) -> Result<Vec<IssueResolution>> {
+    if value.is_null() {
+        return Ok(Vec::new());
+    }
+    let parsed: request::Resolutions =
+        serde_json::from_value(value.clone()).map_err(|e| field_error("issueResolutions", e))?;
+    check_resolutions(&parsed.0)
+}
+
+/// Check typed `issueResolutions` entries: each names one issue (no
+/// wildcard), has a known status and real evidence.
+pub fn check_resolutions(items: &[IssueResolutionInput]) -> Result<Vec<IssueResolution>> {
     let field = "issueResolutions";
-    let items = match value {
-        Value::Null => return Ok(Vec::new()),
-        Value::Array(items) => items,
-        Value::Object(_) => std::slice::from_ref(value),
-        other => {
-            return Err(field_error(
-                field,
-                format!("expected an array of objects, got {}", type_name(other)),
-            ))
-        }
-    };
     check_count(field, items.len())?;
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let obj = item.as_object().ok_or_else(|| {
-            field_error(
-                field,
-                format!(
-                    "item {i} must be an object {{issue, status, evidence}}, got {}",
-                    type_name(item)
-                ),
-            )
-        })?;
-        let text = |keys: &[&str]| -> Option<String> {
-            keys.iter()
-                .find_map(|k| obj.get(*k).and_then(Value::as_str))
-                .map(clean_item)
-        };
-        let issue = text(&["issue", "original", "originalIssue"]).unwrap_or_default();
+        let text = |v: &Option<String>| v.as_deref().map(clean_item);
+        let issue = text(&item.issue).unwrap_or_default();
         if issue.is_empty() {
             return Err(GoalError::new(
                 ErrorCode::InvalidResolution,
@@ -229,7 +174,7 @@ pub fn parse_resolutions(value: &Value) -> Result<Vec<IssueResolution>> {
                 ),
             ));
         }
-        let status_text = obj.get("status").and_then(Value::as_str).unwrap_or("");
+        let status_text = item.status.as_deref().unwrap_or("");
         let status = ResolutionStatus::parse(status_text).ok_or_else(|| {
             GoalError::new(
                 ErrorCode::InvalidResolution,
@@ -240,14 +185,14 @@ pub fn parse_resolutions(value: &Value) -> Result<Vec<IssueResolution>> {
                 ),
             )
         })?;
-        let evidence = text(&["evidence", "proof"]).unwrap_or_default();
+        let evidence = text(&item.evidence).unwrap_or_default();
         if evidence.chars().filter(|c| c.is_alphanumeric()).count() < 3 {
             return Err(GoalError::new(
                 ErrorCode::InvalidResolution,
                 format!("{field}[{i}].evidence: say why \"{issue}\" no longer remains open"),
             ));
         }
-        let into = text(&["into", "target", "replacement"]).filter(|s| !s.is_empty());
+        let into = text(&item.into).filter(|s| !s.is_empty());
         if let Some(target) = &into {
             if is_wildcard(target) {
                 return Err(GoalError::new(
@@ -274,34 +219,47 @@ pub fn parse_resolutions(value: &Value) -> Result<Vec<IssueResolution>> {
     Ok(out)
 }
 
-/// Apply an update object to a goal. The goal is changed only if the whole
-/// update is valid: it is checked against a copy first.
+/// Apply an update object to a goal: the request is parsed into its typed
+/// form ([`UpdateRequest`]) after the size limits, then applied.
 pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
-    let obj = match update {
-        Value::Object(map) => map,
-        Value::Null => return Ok(Applied::default()),
-        other => {
-            return Err(GoalError::invalid(format!(
-                "update: expected an object, got {}",
-                type_name(other)
-            )))
-        }
-    };
-    if !goal.is_open() {
-        return Err(GoalError::new(
-            ErrorCode::GoalClosed,
-            format!(
-                "goal {} is {} since {}; it does not reopen. Open a new goal instead.",
-                goal.id,
-                goal.status_label(),
-                goal.closed_at.as_deref().unwrap_or("?")
-            ),
-        ));
+    if update.is_null() {
+        return Ok(Applied::default());
     }
-    check_keys(obj)?;
+    ensure_open(goal)?;
     check_limits(update)?;
-    if let Some(expected) = obj.get("expectedGoalId").and_then(Value::as_str) {
-        if expected != goal.id {
+    let req: UpdateRequest = request::parse("update", update)?;
+    apply_changes(goal, &req)
+}
+
+fn ensure_open(goal: &Goal) -> Result<()> {
+    if goal.is_open() {
+        return Ok(());
+    }
+    Err(GoalError::new(
+        ErrorCode::GoalClosed,
+        format!(
+            "goal {} is {} since {}; it does not reopen. Open a new goal instead.",
+            goal.id,
+            goal.status_label(),
+            goal.closed_at.as_deref().unwrap_or("?")
+        ),
+    ))
+}
+
+/// Apply a typed update to a goal. The goal is changed only if the whole
+/// update is valid: it is checked against a copy first.
+pub fn apply_changes(goal: &mut Goal, req: &UpdateRequest) -> Result<Applied> {
+    ensure_open(goal)?;
+    for name in DURABLE_LISTS.iter().chain(QUEUES.iter()) {
+        if let Some(items) = req.list(name) {
+            check_count(name, items.0.len())?;
+        }
+    }
+    if let Some(r) = &req.issue_resolutions {
+        check_count("issueResolutions", r.0.len())?;
+    }
+    if let Some(expected) = &req.expected_goal_id {
+        if *expected != goal.id {
             return Err(GoalError::new(
                 ErrorCode::StaleGoal,
                 format!(
@@ -314,10 +272,7 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
     let mut next = goal.clone();
     let mut applied = Applied::default();
 
-    if let Some(v) = obj.get("objective") {
-        let text = v
-            .as_str()
-            .ok_or_else(|| field_error("objective", "expected a string"))?;
+    if let Some(text) = &req.objective {
         let cleaned = clean_objective(text)?;
         if norm(&cleaned) != norm(&next.objective) {
             // Refining the wording is allowed while the goal is a draft; a new
@@ -334,8 +289,8 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
     }
 
     for name in DURABLE_LISTS {
-        if let Some(v) = obj.get(name) {
-            let items = string_items(name, v)?;
+        if let Some(v) = req.list(name) {
+            let items = string_items(name, &v.0)?;
             if name == "resolvedIssues" {
                 if let Some(w) = items.iter().find(|i| is_wildcard(i)) {
                     return Err(GoalError::new(
@@ -353,8 +308,8 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
         }
     }
     for name in QUEUES {
-        if let Some(v) = obj.get(name) {
-            let items = replace_dedup(string_items(name, v)?);
+        if let Some(v) = req.list(name) {
+            let items = replace_dedup(string_items(name, &v.0)?);
             check_count(name, items.len())?;
             let list = next.list_mut(name).expect("queue");
             if *list != items {
@@ -364,8 +319,8 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
         }
     }
 
-    if let Some(v) = obj.get("issueResolutions") {
-        let entries = parse_resolutions(v)?;
+    if let Some(input) = &req.issue_resolutions {
+        let entries = check_resolutions(&input.0)?;
         let mut added = 0;
         for entry in entries {
             let key = norm(&entry.issue);
@@ -407,29 +362,20 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
         }
     }
 
-    if let Some(v) = obj.get("tokenBudget") {
-        next.budget.token_budget = budget_value("tokenBudget", v)?;
+    if let Some(v) = req.token_budget {
+        next.budget.token_budget = v;
         applied.changes.push("tokenBudget: set".into());
     }
-    if let Some(v) = obj.get("timeBudgetSeconds") {
-        next.budget.time_budget_seconds = budget_value("timeBudgetSeconds", v)?;
+    if let Some(v) = req.time_budget_seconds {
+        next.budget.time_budget_seconds = v;
         applied.changes.push("timeBudgetSeconds: set".into());
     }
 
-    let reason = match obj.get("statusReason") {
-        Some(Value::String(s)) => Some(clean_reason(s)?),
-        Some(Value::Null) | None => None,
-        Some(other) => {
-            return Err(field_error(
-                "statusReason",
-                format!("expected a string, got {}", type_name(other)),
-            ))
-        }
+    let reason = match &req.status_reason {
+        Some(s) => Some(clean_reason(s)?),
+        None => None,
     };
-    if let Some(v) = obj.get("status") {
-        let text = v
-            .as_str()
-            .ok_or_else(|| field_error("status", "expected a string"))?;
+    if let Some(text) = &req.status {
         let status = Status::parse(text).ok_or_else(|| {
             field_error(
                 "status",
@@ -483,36 +429,6 @@ pub fn apply_update(goal: &mut Goal, update: &Value) -> Result<Applied> {
 
     *goal = next;
     Ok(applied)
-}
-
-/// A budget: a non-negative integer, or null to remove it.
-fn budget_value(name: &str, v: &Value) -> Result<Option<u64>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Number(n) => n
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| field_error(name, "expected a non-negative integer")),
-        _ => Err(field_error(name, "expected a non-negative integer or null")),
-    }
-}
-
-fn check_keys(obj: &Map<String, Value>) -> Result<()> {
-    for key in obj.keys() {
-        let known = SCALARS.contains(&key.as_str())
-            || DURABLE_LISTS.contains(&key.as_str())
-            || QUEUES.contains(&key.as_str())
-            || key == "issueResolutions";
-        if !known {
-            return Err(GoalError::invalid(format!(
-                "unknown field \"{}\"; known fields: objective, status, statusReason, {}, {}, issueResolutions, expectedGoalId, tokenBudget, timeBudgetSeconds",
-                redact::truncate(key, 60),
-                DURABLE_LISTS.join(", "),
-                QUEUES.join(", ")
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Redact and bound an objective.

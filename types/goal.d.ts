@@ -1,0 +1,399 @@
+// Generated from the Rust types by `npm run gen` (crates/goal-core/src/schema.rs). Do not edit.
+
+/**
+ * What a tool does to the world, for the host's approval prompts (MCP
+ * annotations). None reaches outside the state folder.
+ */
+export interface Annotations {
+  destructiveHint?: boolean | null
+  idempotentHint: boolean
+  openWorldHint: boolean
+  readOnlyHint: boolean
+  title: string
+}
+
+/**
+ * Optional budgets and the goal's usage, after Codex's goals. Budgets are set
+ * only by the user; usage is accounted by `goals::account_usage` from what
+ * the host itself records (see `usage`).
+ */
+export interface Budget {
+  /**
+   * When the current active stretch began (ms since the epoch); `None`
+   * while the goal is not active, so waiting on the user never counts.
+   */
+  activeSinceMs?: number | null
+  timeBudgetSeconds?: number | null
+  /** Wall time while the goal was active, in milliseconds. */
+  timeUsedMs: number
+  tokenBudget?: number | null
+  tokensUsed: number
+  toolCalls: number
+  turns: number
+  /**
+   * Per host source (a transcript's hash, a Copilot session) what was
+   * already counted, so a source re-read by every hook counts once.
+   */
+  usageSources?: Record<string, unknown>
+  /** The one-time wrap-up steer after a budget was crossed was given. */
+  wrapUpSent?: boolean
+}
+
+/** `goal_system_close`: close as complete (through the gate), blocked or cancelled. */
+export interface CloseRequest {
+  /** Current blockers. Replaces the whole list when given (pass [] to clear it on purpose). */
+  blockers?: string[] | null
+  /** The final audit: each requirement checked against the result. Appends; duplicates are ignored; nothing is ever removed. */
+  completionAudit?: string[] | null
+  /** Constraints to respect. Appends; duplicates are ignored; nothing is ever removed. */
+  constraints?: string[] | null
+  /** Facts about the environment (versions, paths, services). Appends; duplicates are ignored; nothing is ever removed. */
+  currentEnvironment?: string[] | null
+  /** Issues found along the way. Additive: they stay until resolved by name. */
+  discoveredIssues?: string[] | null
+  /** Work completed so far. Appends; duplicates are ignored; nothing is ever removed. */
+  doneSoFar?: string[] | null
+  /** Refuse the write if the session goal is no longer this id (it was replaced). */
+  expectedGoalId?: string | null
+  /** What was inspected and found (files read, behaviour observed). Appends; duplicates are ignored; nothing is ever removed. */
+  inspectionEvidence?: string[] | null
+  /** How discovered issues evolved. Each names one discovered issue exactly and carries evidence; wildcards such as "all issues" are refused. */
+  issueResolutions?: IssueResolutionInput[] | null
+  /** Behaviour that must keep working. Appends; duplicates are ignored; nothing is ever removed. */
+  mustNotRegress?: string[] | null
+  /** The exact blocker or cancellation reason (required for blocked and cancelled). */
+  reason?: string | null
+  /** The live queue of remaining work items, next first. Replaces the whole list when given (pass [] to clear it on purpose). */
+  remaining?: string[] | null
+  /** Tools or commands the work needs. Appends; duplicates are ignored; nothing is ever removed. */
+  requiredTools?: string[] | null
+  /** One entry per requirement naming it (its text or label such as "R1") with the evidence that covers it. Appends; duplicates are ignored; nothing is ever removed. */
+  requirementCoverage?: string[] | null
+  /** Explicit requirements of the objective, one per item (e.g. "R1: ..."). Appends; duplicates are ignored; nothing is ever removed. */
+  requirements?: string[] | null
+  /** Discovered issues that are fixed, each named exactly as discovered (no wildcards). Appends; nothing is ever removed. */
+  resolvedIssues?: string[] | null
+  /** What is in scope. Appends; duplicates are ignored; nothing is ever removed. */
+  scope?: string[] | null
+  /** complete passes only through the completion gate; blocked and cancelled need the exact reason (default complete). */
+  status: "complete" | "blocked" | "cancelled"
+  /** What proves the result is right (tests, outputs). Appends; duplicates are ignored; nothing is ever removed. */
+  validationProof?: string[] | null
+  /** Commands run to verify, with their outcome. Appends; duplicates are ignored; nothing is ever removed. */
+  verificationResults?: string[] | null
+}
+
+/** The `.code` of an error thrown by the addon. */
+export type ErrorCode = "INVALID_INPUT" | "LIMIT_EXCEEDED" | "INVALID_SESSION_ID" | "INVALID_CWD" | "NO_GOAL" | "GOAL_EXISTS" | "GOAL_CLOSED" | "STALE_GOAL" | "AMBIGUOUS" | "SUBAGENT" | "FORBIDDEN" | "INVALID_RESOLUTION" | "LOCK_TIMEOUT" | "CORRUPT" | "IO" | "NOT_FOUND"
+
+/** The goal record. Field names and order follow the seed's version-3 record. */
+export interface Goal {
+  blockers: string[]
+  budget: Budget
+  closedAt: string | null
+  completionAudit: string[]
+  completionStatus: Status
+  constraints: string[]
+  createdAt: string
+  currentEnvironment: string[]
+  cwd: string
+  discoveredIssues: string[]
+  doneSoFar: string[]
+  /** Bumped on every replacement (a new objective), after Codex's goal-id versioning. */
+  generation: number
+  id: string
+  inspectionEvidence: string[]
+  issueResolutions: IssueResolution[]
+  mustNotRegress: string[]
+  objective: string
+  remaining: string[]
+  /** The goal this one replaced, if any. */
+  replaces?: string | null
+  requiredTools: string[]
+  requirementCoverage: string[]
+  requirements: string[]
+  resolvedIssues: string[]
+  /** Bumped on every write; breaks ties between copies with the same updatedAt. */
+  revision: number
+  scope: string[]
+  /**
+   * Keyed digest written by the store (see `integrity`): a copy edited
+   * outside the goal system no longer matches it.
+   */
+  seal?: string | null
+  sessionId: string
+  source?: PromptSource | null
+  /** Exact blocker or cancellation reason (or the loop guard's). */
+  statusReason?: string | null
+  stopGuard: StopGuard
+  toolHistory: ToolHistory
+  updatedAt: string
+  validationProof: string[]
+  verificationResults: string[]
+  version: number
+  /** Fields a newer or older version wrote, kept verbatim. */
+  [key: string]: unknown
+}
+
+/** The goal tools. */
+export type GoalToolName = "goal_system_open" | "goal_system_status" | "goal_system_update" | "goal_system_close"
+
+/** A hook event name as the hosts send it. */
+export type HookEvent = "sessionStart" | "userPromptSubmitted" | "preToolUse" | "postToolUse" | "postToolUseFailure" | "preCompact" | "subagentStart" | "subagentStop" | "agentStop" | "sessionEnd" | "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PreCompact" | "SubagentStart" | "SubagentStop" | "Stop" | "SessionEnd"
+
+/** A host whose hook protocol `runHook` speaks. */
+export type Host = "copilot-cli" | "copilot-sdk" | "vscode" | "claude" | "claude-code"
+
+/** One entry of `issueResolutions`. */
+export interface IssueResolution {
+  /** Why the original issue no longer remains open. */
+  evidence: string
+  /** For merged/renamed/duplicate/superseded: what it became. */
+  into?: string | null
+  /** The original discovered issue, word for word. */
+  issue: string
+  status: ResolutionStatus
+}
+
+/**
+ * How a discovered issue evolved (the shape of the record's
+ * `IssueResolution`; the checks live in `update::parse_resolutions`).
+ */
+export interface IssueResolutionInput {
+  /** Why the original issue no longer remains open. */
+  evidence: string
+  /** For merged/renamed/duplicate/superseded: what it became. */
+  into?: string | null
+  /** The original discovered issue, word for word. */
+  issue: string
+  /** resolved, merged, renamed, duplicate or superseded. */
+  status: "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
+}
+
+/** The small facts kept about the last verification: never its output. */
+export interface LastVerification {
+  at: string
+  /** The command (or tool summary), redacted and truncated. */
+  command: string
+  passed: boolean
+  /** Its `seq` in the tool history: fresh when greater than `lastChangeSeq`. */
+  seq: number
+}
+
+/** `goal_system_open`: open (or continue) the session's goal. */
+export interface OpenRequest {
+  /** Current blockers. Replaces the whole list when given (pass [] to clear it on purpose). */
+  blockers?: string[] | null
+  /** The final audit: each requirement checked against the result. Appends; duplicates are ignored; nothing is ever removed. */
+  completionAudit?: string[] | null
+  /** Constraints to respect. Appends; duplicates are ignored; nothing is ever removed. */
+  constraints?: string[] | null
+  /** Facts about the environment (versions, paths, services). Appends; duplicates are ignored; nothing is ever removed. */
+  currentEnvironment?: string[] | null
+  /** Issues found along the way. Additive: they stay until resolved by name. */
+  discoveredIssues?: string[] | null
+  /** Work completed so far. Appends; duplicates are ignored; nothing is ever removed. */
+  doneSoFar?: string[] | null
+  /** Refuse the write if the session goal is no longer this id (it was replaced). */
+  expectedGoalId?: string | null
+  /** What was inspected and found (files read, behaviour observed). Appends; duplicates are ignored; nothing is ever removed. */
+  inspectionEvidence?: string[] | null
+  /** How discovered issues evolved. Each names one discovered issue exactly and carries evidence; wildcards such as "all issues" are refused. */
+  issueResolutions?: IssueResolutionInput[] | null
+  /** Behaviour that must keep working. Appends; duplicates are ignored; nothing is ever removed. */
+  mustNotRegress?: string[] | null
+  /** The objective, as the user stated it with /goal. */
+  objective: string
+  /** The live queue of remaining work items, next first. Replaces the whole list when given (pass [] to clear it on purpose). */
+  remaining?: string[] | null
+  /** Replace an open goal with a different objective. Only when the user explicitly asked for a new objective. */
+  replace?: boolean | null
+  /** Tools or commands the work needs. Appends; duplicates are ignored; nothing is ever removed. */
+  requiredTools?: string[] | null
+  /** One entry per requirement naming it (its text or label such as "R1") with the evidence that covers it. Appends; duplicates are ignored; nothing is ever removed. */
+  requirementCoverage?: string[] | null
+  /** Explicit requirements of the objective, one per item (e.g. "R1: ..."). Appends; duplicates are ignored; nothing is ever removed. */
+  requirements?: string[] | null
+  /** Discovered issues that are fixed, each named exactly as discovered (no wildcards). Appends; nothing is ever removed. */
+  resolvedIssues?: string[] | null
+  /** What is in scope. Appends; duplicates are ignored; nothing is ever removed. */
+  scope?: string[] | null
+  /** draft until inspected; active once work starts (default active). */
+  status?: OpenStatus | null
+  /** Time budget in seconds (the user's: a model cannot set it). null removes it. */
+  timeBudgetSeconds?: number | null
+  /** Token budget (the user's: a model cannot set it). null removes it. */
+  tokenBudget?: number | null
+  /** What proves the result is right (tests, outputs). Appends; duplicates are ignored; nothing is ever removed. */
+  validationProof?: string[] | null
+  /** Commands run to verify, with their outcome. Appends; duplicates are ignored; nothing is ever removed. */
+  verificationResults?: string[] | null
+}
+
+/** The statuses a goal opens with. */
+export type OpenStatus = "draft" | "active"
+
+/** How a goal came to be: kept as a hash and a short redacted preview only. */
+export interface PromptSource {
+  /** `sha256:<hex>` of the full prompt. */
+  hash: string
+  /** What opened it: "goal-command", "autopilot", "tool", "cli", "continue". */
+  kind: string
+  /** Redacted, truncated preview. */
+  preview: string
+}
+
+/** How a discovered issue evolved. */
+export type ResolutionStatus = "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
+
+/** A goal's lifecycle status. */
+export type Status = "draft" | "active" | "blocked" | "paused" | "budget_limited" | "complete" | "cancelled"
+
+/** State of the stop loop guard. */
+export interface StopGuard {
+  /** Consecutive blocked stops (or refused completion claims) with no tool call between. */
+  blockedStops: number
+  /** Tool `seq` when the last stop was blocked. */
+  seqAtLastBlock: number
+  /**
+   * Stops blocked since the user's last prompt, progress or not: bounded
+   * absolutely by `goals::MAX_STOPS_PER_PROMPT`.
+   */
+  sincePrompt: number
+  /** Total stops blocked for this goal. */
+  totalBlocked: number
+}
+
+/** One goal tool as every adapter declares it. */
+export interface ToolDefinition {
+  annotations: Annotations
+  description: string
+  inputSchema: unknown
+  name: string
+  /** The addon function that serves it (`openGoal`, ...). */
+  operation: string
+  outputSchema: unknown
+  title: string
+}
+
+/** One persisted tool call (already redacted and truncated). */
+export interface ToolEvent {
+  at: string
+  atMs: number
+  /** Dedup key: hash of tool name and arguments. */
+  key?: string
+  kind: ToolKind
+  /**
+   * For a verification: did it pass, as the host reported it (result type,
+   * exit code, interruption, the runner's summary). Absent for other kinds.
+   */
+  passed?: boolean | null
+  /** "success", "failure", "denied" or empty when unknown. */
+  result?: string
+  /** Monotonic per goal; drift is derived from it. */
+  seq: number
+  /** Which adapter recorded it ("cli-hook", "sdk", "vscode", "claude"). */
+  source?: string
+  /** Tool name and main argument (command, path), redacted. */
+  summary: string
+  tool: string
+}
+
+/** Tool history: a bounded window of recent calls plus counters that survive trimming. */
+export interface ToolHistory {
+  actions: number
+  delegations: number
+  /** Counts per kind over the whole life of the goal. */
+  inspections: number
+  /** Summary of that call (`edit: src/a.rs`), redacted. */
+  lastChange?: string | null
+  /**
+   * `seq` of the last call that changed files (0: none yet). Survives the
+   * window, so freshness holds however long the history grows.
+   */
+  lastChangeSeq: number
+  /** The last verification (test, build, lint, type check) and its result. */
+  lastVerification?: LastVerification | null
+  /** Most recent entries, oldest first. */
+  recent: ToolEvent[]
+  /** Number of non-goal main-session calls ever recorded for this goal. */
+  seq: number
+  /** `seq` at the last goal update: drift = seq - seq_at_update. */
+  seqAtUpdate: number
+  verifications: number
+}
+
+/** Rough classification of a tool call, for drift and the completion gate. */
+export type ToolKind = "goal" | "inspection" | "action" | "verification" | "other" | "delegation" | "meta" | "noop"
+
+/** One unmet condition. */
+export interface Unmet {
+  /** The record field to fill or fix (`toolHistory` for recorded activity). */
+  field: string
+  /** What is missing, in words the model can act on. */
+  message: string
+}
+
+/** `goal_system_update`: record progress and evidence. */
+export interface UpdateRequest {
+  /** Current blockers. Replaces the whole list when given (pass [] to clear it on purpose). */
+  blockers?: string[] | null
+  /** The final audit: each requirement checked against the result. Appends; duplicates are ignored; nothing is ever removed. */
+  completionAudit?: string[] | null
+  /** Constraints to respect. Appends; duplicates are ignored; nothing is ever removed. */
+  constraints?: string[] | null
+  /** Facts about the environment (versions, paths, services). Appends; duplicates are ignored; nothing is ever removed. */
+  currentEnvironment?: string[] | null
+  /** Issues found along the way. Additive: they stay until resolved by name. */
+  discoveredIssues?: string[] | null
+  /** Work completed so far. Appends; duplicates are ignored; nothing is ever removed. */
+  doneSoFar?: string[] | null
+  /** Refuse the write if the session goal is no longer this id (it was replaced). */
+  expectedGoalId?: string | null
+  /** What was inspected and found (files read, behaviour observed). Appends; duplicates are ignored; nothing is ever removed. */
+  inspectionEvidence?: string[] | null
+  /** How discovered issues evolved. Each names one discovered issue exactly and carries evidence; wildcards such as "all issues" are refused. */
+  issueResolutions?: IssueResolutionInput[] | null
+  /** Behaviour that must keep working. Appends; duplicates are ignored; nothing is ever removed. */
+  mustNotRegress?: string[] | null
+  /** Refine the wording while the goal is a draft. */
+  objective?: string | null
+  /** The live queue of remaining work items, next first. Replaces the whole list when given (pass [] to clear it on purpose). */
+  remaining?: string[] | null
+  /** Tools or commands the work needs. Appends; duplicates are ignored; nothing is ever removed. */
+  requiredTools?: string[] | null
+  /** One entry per requirement naming it (its text or label such as "R1") with the evidence that covers it. Appends; duplicates are ignored; nothing is ever removed. */
+  requirementCoverage?: string[] | null
+  /** Explicit requirements of the objective, one per item (e.g. "R1: ..."). Appends; duplicates are ignored; nothing is ever removed. */
+  requirements?: string[] | null
+  /** Discovered issues that are fixed, each named exactly as discovered (no wildcards). Appends; nothing is ever removed. */
+  resolvedIssues?: string[] | null
+  /** What is in scope. Appends; duplicates are ignored; nothing is ever removed. */
+  scope?: string[] | null
+  /** draft, active, or blocked (resumable; give statusReason); paused only by the user. complete/cancelled go through goal_system_close. */
+  status?: Status | null
+  /** The exact reason, for blocked (or any status change). */
+  statusReason?: string | null
+  /** Time budget in seconds (the user's: a model cannot set it). null removes it. */
+  timeBudgetSeconds?: number | null
+  /** Token budget (the user's: a model cannot set it). null removes it. */
+  tokenBudget?: number | null
+  /** What proves the result is right (tests, outputs). Appends; duplicates are ignored; nothing is ever removed. */
+  validationProof?: string[] | null
+  /** Commands run to verify, with their outcome. Appends; duplicates are ignored; nothing is ever removed. */
+  verificationResults?: string[] | null
+}
+
+/** What was already counted from one usage source. */
+export interface UsageMark {
+  /** Byte offset read up to (transcripts: only whole lines are consumed). */
+  offset: number
+  /**
+   * Recent message ids with the tokens counted for each: one message spans
+   * several transcript lines and may straddle two reads.
+   */
+  recent?: unknown[]
+  /** The host's running total last seen (Copilot CLI's `tokenCount`). */
+  total: number
+}
+
