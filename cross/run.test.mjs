@@ -1,17 +1,16 @@
 // The built binaries answer real hook payloads: the arm64 Linux hook and addon
-// (under qemu-user, the addon in an arm64 Node), the musl hooks, the Windows
-// hook and addon (under wine, the addon in the official Windows Node), and the
+// (under qemu-user, the addon in an arm64 Node), the musl hooks, and the
 // hooks-file fallback when the native hook is the arm64 one on this x64 machine.
 // Each answer must equal the one this machine's own build gives.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
 import { hooksFiles } from '../scripts/hooks-files.mjs'
-import { addonOf, arm64Missing, arm64Node, hookOf, qemu, root, windowsNode, wine, wineMissing } from './tools.mjs'
+import { addonOf, arm64Missing, arm64Node, hookOf, qemu, root } from './tools.mjs'
 
 const HOST_HOOK = hookOf(process.arch === 'arm64' ? 'linux-arm64-gnu' : 'linux-x64-gnu')
 const RUNNER = join(root, 'adapters', 'shared', 'hook-runner.mjs')
@@ -94,49 +93,6 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
       spawn('qemu-aarch64', [hookOf('linux-arm64-musl'), '--host', 'claude', event], input, env),
     )
     assert.deepEqual(got, expected)
-  })
-})
-
-describe('Windows x64 under wine', { skip: process.arch !== 'x64' }, () => {
-  test('wine is here', () => assert.equal(wineMissing(), null))
-
-  test('the win32-x64-msvc hook (goal-hook.exe) gives the same answers', () => {
-    const got = session((event, input, env) =>
-      wine([hookOf('win32-x64-msvc'), '--host', 'claude', event], { input, env }),
-    )
-    assert.deepEqual(got, expected)
-  })
-
-  test('the win32-x64-msvc addon loads in the official Windows Node and gives the same answers', () => {
-    const node = windowsNode()
-    // Under wine, Node's stdio cannot be a Linux pipe: the driver writes its answers to a file.
-    const driver = join(base, 'windows-driver.cjs')
-    const out = join(base, 'windows-answers.json')
-    writeFileSync(
-      driver,
-      `const addon = require(${JSON.stringify(addonOf('win32-x64-msvc'))})
-const events = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'))
-const answers = events.map(([event, input]) => ({ arch: process.platform + ' ' + process.arch, ...addon.runHook('claude', event, input) }))
-require('fs').writeFileSync(process.argv[3], JSON.stringify(answers))
-`,
-    )
-    const state = freshState()
-    const name = ids()
-    const input = join(base, 'windows-events.json')
-    writeFileSync(input, JSON.stringify(events(state.cwd)))
-    const r = wine([node, driver, input, out], {
-      env: { ...process.env, NODE_SKIP_PLATFORM_CHECK: '1', GOAL_SYSTEM_STATE_ROOT: state.root },
-    })
-    assert.equal(r.status, 0, `windows node: exit ${r.status} ${r.stderr} ${r.error ?? ''}`)
-    const answers = JSON.parse(readFileSync(out, 'utf8'))
-    for (const a of answers) {
-      assert.equal(a.arch, 'win32 x64')
-      assert.equal(a.exitCode, 0)
-    }
-    assert.deepEqual(
-      answers.map((a) => name(a.stdout)),
-      expected,
-    )
   })
 })
 

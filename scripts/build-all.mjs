@@ -112,15 +112,17 @@ function place(from, to) {
  * napi-rs's build script for windows-gnu insists on linking a `libnode.dll`
  * (LIBNODE_PATH). With dyn-symbols the addon takes Node-API from the running
  * node.exe, so an import library naming node.exe with one function is enough:
- * made by zig's dlltool, named as napi-build looks for it.
+ * made by zig's dlltool.
  */
 function libnodeDir() {
   const dir = join(tools, 'libnode')
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'node.def'), 'LIBRARY node.exe\nEXPORTS\nnapi_module_register\n')
-  sh('zig', ['dlltool', '-d', join(dir, 'node.def'), '-l', join(dir, 'libnode.dll'), '-m', 'i386:x86-64'], {
+  sh('zig', ['dlltool', '-d', join(dir, 'node.def'), '-l', join(dir, 'libnode.a'), '-m', 'i386:x86-64'], {
     env: toolEnv(),
   })
+  // napi-build checks for libnode.dll; zig's linker reads libnode.a.
+  copyFileSync(join(dir, 'libnode.a'), join(dir, 'libnode.dll'))
   return dir
 }
 
