@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use super::heuristics::{is_marker, secret_span};
+use super::heuristics::{is_marker, secret_span, HandAssignment};
 use super::rules::{Kind, Rule, Start, Then, Trigger};
 use super::MARKER_PREFIX;
 
@@ -443,8 +443,15 @@ impl Engine {
                 end += 1;
             }
             let end = ceil_boundary(text, end + 1);
-            re.captures(&text[start..end])
-                .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+            let hay = &text[start..end];
+            if rule.by_hand {
+                HandAssignment::read(hay, whole.end(), super::rules::value_regex())
+                    .and_then(|caps| secret_span(rule.kind, &caps))
+                    .map(|m| (m.start(), m.end()))
+            } else {
+                re.captures(hay)
+                    .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+            }
         };
         if let Some((s, e)) = secret {
             let candidate = &text[start + s..start + e];

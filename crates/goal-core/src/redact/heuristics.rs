@@ -9,9 +9,154 @@ use regex::{Captures, Match};
 use super::rules::Kind;
 use super::MARKER_PREFIX;
 
+/// A group of a match: bytes `start..end` of a haystack, and their text.
+/// Built from a regex capture or by hand (the assignment rule reads its key
+/// and operator without the regex's capture engine).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Part<'h> {
+    text: &'h str,
+    start: usize,
+    end: usize,
+}
+
+impl<'h> Part<'h> {
+    pub(super) fn new(hay: &'h str, start: usize, end: usize) -> Part<'h> {
+        Part {
+            text: &hay[start..end],
+            start,
+            end,
+        }
+    }
+
+    pub(super) fn as_str(&self) -> &'h str {
+        self.text
+    }
+
+    pub(super) fn start(&self) -> usize {
+        self.start
+    }
+
+    pub(super) fn end(&self) -> usize {
+        self.end
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// A capture of a regex run on `&hay[by..]`, in `hay`'s offsets.
+    fn shifted(m: Match<'h>, by: usize) -> Part<'h> {
+        Part {
+            text: m.as_str(),
+            start: by + m.start(),
+            end: by + m.end(),
+        }
+    }
+}
+
+impl<'h> From<Match<'h>> for Part<'h> {
+    fn from(m: Match<'h>) -> Part<'h> {
+        Part::shifted(m, 0)
+    }
+}
+
+/// Named groups of a match, however they were found.
+pub(super) trait Groups<'h> {
+    fn name(&self, name: &str) -> Option<Part<'h>>;
+    fn whole(&self) -> Part<'h>;
+}
+
+impl<'h> Groups<'h> for Captures<'h> {
+    fn name(&self, name: &str) -> Option<Part<'h>> {
+        Captures::name(self, name).map(Part::from)
+    }
+
+    fn whole(&self) -> Part<'h> {
+        self.get(0).expect("group 0").into()
+    }
+}
+
+/// The groups of an assignment (`(?P<lead>[/@])?key{Q}[ \t]*(?P<op>..)`
+/// then the value): the key and operator are read by hand, which is
+/// deterministic after a match (a key is a run of key bytes, then an
+/// optional quote, blanks and the operator); only the value runs a regex
+/// with captures, a far smaller one than the whole rule's.
+pub(super) struct HandAssignment<'h> {
+    hay: &'h str,
+    end: usize,
+    lead: bool,
+    key: Part<'h>,
+    op: Part<'h>,
+    value: Captures<'h>,
+    /// Where the value regex ran in `hay`.
+    value_from: usize,
+}
+
+impl<'h> HandAssignment<'h> {
+    /// Reads the groups of a match `hay[..end]` of the assignment rule;
+    /// `value_re` is `^[ \t]*(?:VALUE)`, run on the rest of `hay`.
+    pub(super) fn read(
+        hay: &'h str,
+        end: usize,
+        value_re: &regex::Regex,
+    ) -> Option<HandAssignment<'h>> {
+        let bytes = hay.as_bytes();
+        let lead = matches!(bytes.first(), Some(b'/' | b'@'));
+        let key_start = usize::from(lead);
+        let key_end = key_start
+            + bytes[key_start..]
+                .iter()
+                .take_while(|&&b| super::rules::key_byte(b))
+                .count();
+        let mut at = key_end;
+        match bytes.get(at..) {
+            Some([b'\\', b'"' | b'\'', ..]) => at += 2,
+            Some([b'"' | b'\'', ..]) => at += 1,
+            _ => {}
+        }
+        while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        let op_len = match bytes.get(at..) {
+            Some([b':', b'=', ..] | [b'=', b'>', ..]) => 2,
+            Some([b'=' | b':', ..]) => 1,
+            _ => return None,
+        };
+        let value_from = at + op_len;
+        let value = value_re.captures(&hay[value_from..])?;
+        Some(HandAssignment {
+            hay,
+            end,
+            lead,
+            key: Part::new(hay, key_start, key_end),
+            op: Part::new(hay, at, value_from),
+            value,
+            value_from,
+        })
+    }
+}
+
+impl<'h> Groups<'h> for HandAssignment<'h> {
+    fn name(&self, name: &str) -> Option<Part<'h>> {
+        match name {
+            "lead" => self.lead.then(|| Part::new(self.hay, 0, 1)),
+            "key" => Some(self.key),
+            "op" => Some(self.op),
+            _ => self
+                .value
+                .name(name)
+                .map(|m| Part::shifted(m, self.value_from)),
+        }
+    }
+
+    fn whole(&self) -> Part<'h> {
+        Part::new(self.hay, 0, self.end)
+    }
+}
+
 /// The part of a match to replace, or `None` to leave the match as it is.
-pub(super) fn secret_span<'h>(kind: Kind, caps: &Captures<'h>) -> Option<Match<'h>> {
-    let candidate = || caps.name("s").or_else(|| caps.get(0));
+pub(super) fn secret_span<'h>(kind: Kind, caps: &impl Groups<'h>) -> Option<Part<'h>> {
+    let candidate = || caps.name("s").or_else(|| Some(caps.whole()));
     match kind {
         Kind::Token => candidate().filter(|s| !is_marker(s.as_str())),
         Kind::Checked(check) => candidate().filter(|s| !is_marker(s.as_str()) && check(s.as_str())),
@@ -67,7 +212,7 @@ const HEADER_CONTEXT: BareContext<'static> = BareContext {
 /// - a weak name (`cache_key`, `sortKey`, `credentials`: it ends in `key`,
 ///   `signature` or `credential` without a secret word before it) holds a
 ///   secret only when its value is an opaque token, except in env files.
-pub(super) fn assignment_secret<'h>(caps: &Captures<'h>, flag: bool) -> Option<Match<'h>> {
+pub(super) fn assignment_secret<'h>(caps: &impl Groups<'h>, flag: bool) -> Option<Part<'h>> {
     if caps.name("lead").is_some() {
         return None;
     }
