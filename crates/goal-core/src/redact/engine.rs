@@ -445,7 +445,7 @@ impl Engine {
             let end = ceil_boundary(text, end + 1);
             let hay = &text[start..end];
             if rule.by_hand {
-                HandAssignment::read(hay, whole.end(), super::rules::value_regex())
+                HandAssignment::read(hay, whole.end())
                     .and_then(|caps| secret_span(rule.kind, &caps))
                     .map(|m| (m.start(), m.end()))
             } else {

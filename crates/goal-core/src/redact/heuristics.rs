@@ -76,30 +76,33 @@ impl<'h> Groups<'h> for Captures<'h> {
     }
 }
 
-/// The groups of an assignment (`(?P<lead>[/@])?key{Q}[ \t]*(?P<op>..)`
-/// then the value): the key and operator are read by hand, which is
-/// deterministic after a match (a key is a run of key bytes, then an
-/// optional quote, blanks and the operator); only the value runs a regex
-/// with captures, a far smaller one than the whole rule's.
+/// The groups of an assignment (`(?P<lead>[/@])?key{Q}[ \t]*(?P<op>..)`,
+/// blanks, then `VALUE` of `rules.rs`), read by hand after the rule's regex
+/// matched. After a match every group is determined without backtracking
+/// (a key is the run of key bytes, a quoted value ends at its first
+/// unescaped quote, a bare value at its first excluded character), so this
+/// gives the groups the regex's capture engine would, at a fraction of its
+/// cost.
 pub(super) struct HandAssignment<'h> {
     hay: &'h str,
     end: usize,
     lead: bool,
     key: Part<'h>,
     op: Part<'h>,
-    value: Captures<'h>,
-    /// Where the value regex ran in `hay`.
-    value_from: usize,
+    /// The value's group (`dq`, `sq`, `edq` or `bare`) and its span.
+    value: (&'static str, Part<'h>),
+    next: Option<Part<'h>>,
+    eol: Option<Part<'h>>,
 }
 
+/// Bytes a bare value cannot hold (besides Unicode white space); its first
+/// byte cannot be [`BARE_NOT_FIRST`] either.
+const BARE_STOP: &[u8] = b"\"'`,;&|()[]{}\\";
+const BARE_NOT_FIRST: &[u8] = b"<>=:";
+
 impl<'h> HandAssignment<'h> {
-    /// Reads the groups of a match `hay[..end]` of the assignment rule;
-    /// `value_re` is `^[ \t]*(?:VALUE)`, run on the rest of `hay`.
-    pub(super) fn read(
-        hay: &'h str,
-        end: usize,
-        value_re: &regex::Regex,
-    ) -> Option<HandAssignment<'h>> {
+    /// Reads the groups of a match `hay[..end]` of the assignment rule.
+    pub(super) fn read(hay: &'h str, end: usize) -> Option<HandAssignment<'h>> {
         let bytes = hay.as_bytes();
         let lead = matches!(bytes.first(), Some(b'/' | b'@'));
         let key_start = usize::from(lead);
@@ -114,26 +117,99 @@ impl<'h> HandAssignment<'h> {
             Some([b'"' | b'\'', ..]) => at += 1,
             _ => {}
         }
-        while matches!(bytes.get(at), Some(b' ' | b'\t')) {
-            at += 1;
-        }
+        at = skip(bytes, at, b" \t");
         let op_len = match bytes.get(at..) {
             Some([b':', b'=', ..] | [b'=', b'>', ..]) => 2,
             Some([b'=' | b':', ..]) => 1,
             _ => return None,
         };
-        let value_from = at + op_len;
-        let value = value_re.captures(&hay[value_from..])?;
+        let op = Part::new(hay, at, at + op_len);
+        let from = skip(bytes, at + op_len, b" \t");
+        let (value, after) = read_value(hay, from)?;
+        let next_end = match bytes.get(after) {
+            Some(b'(' | b'[') => after + 1,
+            _ => after,
+        };
+        let next = (next_end > after).then(|| Part::new(hay, after, next_end));
+        let blanks_end = skip(bytes, next_end, b" \t\r");
+        let eol = matches!(bytes.get(blanks_end), None | Some(b'\n'))
+            .then(|| Part::new(hay, next_end, blanks_end));
         Some(HandAssignment {
             hay,
             end,
             lead,
             key: Part::new(hay, key_start, key_end),
-            op: Part::new(hay, at, value_from),
+            op,
             value,
-            value_from,
+            next,
+            eol,
         })
     }
+}
+
+/// The first offset from `at` whose byte is not in `set`.
+fn skip(bytes: &[u8], at: usize, set: &[u8]) -> usize {
+    at + bytes[at.min(bytes.len())..]
+        .iter()
+        .take_while(|b| set.contains(b))
+        .count()
+}
+
+/// One value form at `from`: its group name and span, and where it ends
+/// (after a closing quote).
+fn read_value(hay: &str, from: usize) -> Option<((&'static str, Part<'_>), usize)> {
+    let bytes = hay.as_bytes();
+    // `"..."` / `'...'`: any byte but the quote, `\`, CR and LF, or `\` and
+    // one character other than LF; ends at the first unescaped quote.
+    let quoted = |quote: u8, name: &'static str| {
+        let mut i = from + 1;
+        loop {
+            match bytes.get(i)? {
+                &b if b == quote => return Some(((name, Part::new(hay, from + 1, i)), i + 1)),
+                b'\\' => match bytes.get(i + 1)? {
+                    b'\n' => return None,
+                    _ => i += 2,
+                },
+                b'\r' | b'\n' => return None,
+                _ => i += 1,
+            }
+        }
+    };
+    match bytes.get(from)? {
+        b'"' => quoted(b'"', "dq"),
+        b'\'' => quoted(b'\'', "sq"),
+        b'\\' => {
+            // `\"...\"`: no quote, backslash or line end inside.
+            if bytes.get(from + 1) != Some(&b'"') {
+                return None;
+            }
+            let inner = skip_until(bytes, from + 2, b"\"\\\r\n");
+            (bytes.get(inner..inner + 2) == Some(b"\\\""))
+                .then(|| (("edq", Part::new(hay, from + 2, inner)), inner + 2))
+        }
+        _ => {
+            let mut end = from;
+            for (i, c) in hay[from..].char_indices() {
+                let stop = c.is_whitespace()
+                    || (c.is_ascii()
+                        && (BARE_STOP.contains(&(c as u8))
+                            || (i == 0 && BARE_NOT_FIRST.contains(&(c as u8)))));
+                if stop {
+                    break;
+                }
+                end = from + i + c.len_utf8();
+            }
+            (end > from).then(|| (("bare", Part::new(hay, from, end)), end))
+        }
+    }
+}
+
+/// The first offset from `at` whose byte is in `set` (or the end).
+fn skip_until(bytes: &[u8], at: usize, set: &[u8]) -> usize {
+    at + bytes[at.min(bytes.len())..]
+        .iter()
+        .take_while(|b| !set.contains(b))
+        .count()
 }
 
 impl<'h> Groups<'h> for HandAssignment<'h> {
@@ -142,10 +218,9 @@ impl<'h> Groups<'h> for HandAssignment<'h> {
             "lead" => self.lead.then(|| Part::new(self.hay, 0, 1)),
             "key" => Some(self.key),
             "op" => Some(self.op),
-            _ => self
-                .value
-                .name(name)
-                .map(|m| Part::shifted(m, self.value_from)),
+            "next" => self.next,
+            "eol" => self.eol,
+            _ => (self.value.0 == name).then_some(self.value.1),
         }
     }
 

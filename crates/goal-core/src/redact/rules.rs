@@ -135,8 +135,8 @@ pub(super) struct Rule {
     /// the regex runs (for rules whose triggers are common words).
     pub precheck: Option<fn(&[u8], usize) -> bool>,
     /// The `key = value` rule: after a match, its key and operator are read
-    /// by hand and only the value by [`value_regex`] (the whole rule's
-    /// capture engine costs far more than its match).
+    /// by hand (`heuristics::HandAssignment`): the rule's capture engine
+    /// costs far more than its match.
     pub by_hand: bool,
     /// Compiled on first use.
     re: OnceLock<Regex>,
@@ -201,13 +201,6 @@ const VALUE: &str = concat!(
     r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\][^\s"'`,;&|()\[\]{}\\]*)"#,
     r"(?P<next>[(\[])?(?P<eol>[ \t\r]*(?m:$))?)",
 );
-
-/// [`VALUE`] after the blanks that follow an operator, for
-/// [`Rule::by_hand`].
-pub(super) fn value_regex() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(&format!(r"^[ \t]*(?:{VALUE})")).expect("value pattern is valid"))
-}
 
 /// The value of a `--flag`: like [`VALUE`], but a bare value cannot start
 /// with `-` (that would be the next flag).
