@@ -26,7 +26,10 @@ mkdirSync(cwd)
 const env = { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot }
 const sessionId = 'bench-hook'
 const addon = createRequire(import.meta.url)('../index.js')
-addon.openGoalSync({ sessionId, cwd, stateRoot }, { objective: 'benchmark the hook runner', remaining: ['measure'] })
+addon.openGoalSync(
+  { sessionId, cwd, stateRoot, role: 'user' },
+  { objective: 'benchmark the hook runner', remaining: ['measure'] },
+)
 
 const tool = { tool_name: 'run_in_terminal', tool_input: { command: 'npm test' } }
 const payloads = {

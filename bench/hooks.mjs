@@ -1,18 +1,35 @@
 #!/usr/bin/env node
-// Hook round trip for Copilot CLI's shell hook (bash adapters/copilot-cli/hooks/goal-context.sh ->
-// native goal-hook): payload in, decision out, state updated durably. Measured
-// in one interleaved run against `node -e 0` and `/bin/true`, so the ratios
-// hold on a noisy machine. Usage: node bench/hooks.mjs [iterations]
+// Hook round trips as each host runs them: the command of the installed
+// hooks file (Copilot CLI, VS Code, Claude Code; see scripts/hooks-files.mjs:
+// the native executable, Node only as the fallback), with its placeholders
+// set to this clone. Payload in, decision out, state updated durably.
+// Measured in one interleaved run against `/bin/true`, `node -e 0` and the
+// floor (a compiled program that reads stdin and durably rewrites one 4 KB
+// file: crates/goal-core/examples/bench_floor.rs), so the ratios hold on a
+// noisy machine. Then postToolUse with a 10 MB tool result against the floor
+// fed the same 10 MB. Usage: node bench/hooks.mjs [iterations]
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { shellCommand } from '../scripts/hooks-files.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const addon = createRequire(import.meta.url)(join(root, 'index.js'))
-const iterations = Number(process.argv[2] ?? 60)
+const iterations = Number(process.argv[2] ?? 40)
+const native = join(root, 'native', 'goal-hook')
+if (!existsSync(native)) throw new Error(`no ${native}: run npm run build first`)
+
+const floorBuild = spawnSync(
+  'cargo',
+  ['build', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_floor', '--message-format=short'],
+  { cwd: root, stdio: 'inherit' },
+)
+if (floorBuild.status !== 0) throw new Error('cannot build the floor program')
+const floor = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'examples', 'bench_floor')
+
 const home = mkdtempSync(join(tmpdir(), 'goal-bench-'))
 const env = {
   ...process.env,
@@ -21,61 +38,158 @@ const env = {
 }
 process.env.GOAL_SYSTEM_STATE_ROOT = env.GOAL_SYSTEM_STATE_ROOT
 
-const sessionId = 'bench-session'
-const cwd = '/tmp/bench-project'
-addon.openGoalSync({ sessionId, cwd }, { objective: 'benchmark the hooks', remaining: ['measure'] })
+/** The hooks file's command for `host` and `event`, as `goal-system install` writes it. */
+const installed = (host, event) =>
+  shellCommand(host, event).replaceAll('${GOAL_SYSTEM_HOOK}', native).replaceAll('${GOAL_SYSTEM_HOME}', root)
 
-const hook = join(root, 'adapters', 'copilot-cli', 'hooks', 'goal-context.sh')
-const payloads = {
-  preToolUse: { sessionId, cwd, timestamp: 0, toolName: 'bash', toolArgs: { command: 'cargo test' } },
-  postToolUse: {
-    sessionId,
-    cwd,
-    timestamp: 0,
-    toolName: 'bash',
-    toolArgs: { command: 'cargo test' },
-    toolResult: { resultType: 'success', textResultForLlm: 'ok' },
+const cwd = '/tmp/bench-project'
+const hosts = {
+  // Copilot CLI runs the `bash` entry; VS Code and Claude Code run `command` with sh.
+  'copilot-cli': {
+    shell: 'bash',
+    sessionId: 'bench-cli',
+    pre: (s) => ({ sessionId: s, cwd, timestamp: 0, toolName: 'bash', toolArgs: { command: 'cargo test' } }),
+    post: (s, result) => ({
+      sessionId: s,
+      cwd,
+      timestamp: 0,
+      toolName: 'bash',
+      toolArgs: { command: 'cargo test' },
+      toolResult: { resultType: 'success', textResultForLlm: result },
+    }),
+    events: ['preToolUse', 'postToolUse'],
   },
-  agentStop: { sessionId, cwd, timestamp: 0, stopReason: 'end_turn', stop_hook_active: false },
+  vscode: {
+    shell: 'sh',
+    sessionId: 'bench-vscode',
+    pre: (s) => ({
+      session_id: s,
+      cwd,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'run_in_terminal',
+      tool_input: { command: 'npm test' },
+    }),
+    post: (s, result) => ({
+      session_id: s,
+      cwd,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'run_in_terminal',
+      tool_input: { command: 'npm test' },
+      tool_response: result,
+    }),
+    events: ['PreToolUse', 'PostToolUse'],
+  },
+  claude: {
+    shell: 'sh',
+    sessionId: 'bench-claude',
+    pre: (s) => ({
+      session_id: s,
+      cwd,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+    }),
+    post: (s, result) => ({
+      session_id: s,
+      cwd,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      tool_response: { stdout: result, stderr: '', interrupted: false },
+    }),
+    events: ['PreToolUse', 'PostToolUse'],
+  },
 }
+for (const { sessionId } of Object.values(hosts)) {
+  addon.openGoalSync({ sessionId, cwd, role: 'user' }, { objective: 'benchmark the hooks', remaining: ['measure'] })
+}
+
+const run = (shell, command, input) => {
+  const res = spawnSync(shell, ['-c', command], { input, env, encoding: 'utf8', maxBuffer: 1 << 26 })
+  if (res.status !== 0 || !res.stdout.startsWith('{')) throw new Error(`${command}: ${res.status} ${res.stderr}`)
+  return res
+}
+const floorFile = join(home, 'floor.json')
+const runFloor = (input) => spawnSync(floor, [floorFile], { input, encoding: 'utf8' })
+
 const cases = [
   ['/bin/true', () => spawnSync('/bin/true')],
   ['node -e 0', () => spawnSync(process.execPath, ['-e', '0'])],
-  ...Object.entries(payloads).map(([event, payload]) => [
-    `hook ${event}`,
-    () => {
-      const res = spawnSync('bash', [hook, event], { input: JSON.stringify(payload), env, encoding: 'utf8' })
-      if (res.status !== 0 || !res.stdout.startsWith('{')) throw new Error(`${event}: ${res.status} ${res.stderr}`)
-      return res
-    },
-  ]),
+  ['floor', () => runFloor('{}')],
 ]
-
-const times = Object.fromEntries(cases.map(([name]) => [name, []]))
-for (let i = 0; i < iterations; i++) {
-  for (const [name, run] of cases) {
-    const t = process.hrtime.bigint()
-    run()
-    times[name].push(Number(process.hrtime.bigint() - t) / 1e6)
+for (const [host, spec] of Object.entries(hosts)) {
+  const [pre, post] = spec.events
+  const payloads = {
+    [pre]: JSON.stringify(spec.pre(spec.sessionId)),
+    [post]: JSON.stringify(spec.post(spec.sessionId, 'ok')),
   }
-  // Keep the drift below the denial threshold so preToolUse measures the common path.
-  if (i % 3 === 2) addon.updateGoalSync({ sessionId, cwd }, { doneSoFar: [`step ${i}`] })
+  for (const [event, input] of Object.entries(payloads)) {
+    const command = installed(host, event)
+    cases.push([`${host} ${event}`, () => run(spec.shell, command, input)])
+  }
 }
 
 const stat = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   return { median: s[Math.floor(s.length / 2)], p95: s[Math.floor(s.length * 0.95)] }
 }
-const node = stat(times['node -e 0']).median
-console.log(`hook round trip, ${iterations} interleaved runs each (ms)`)
-console.log('case'.padEnd(20), 'median'.padStart(8), 'p95'.padStart(8), 'node/x'.padStart(8))
+const measure = (list, n, between) => {
+  const times = Object.fromEntries(list.map(([name]) => [name, []]))
+  for (let i = 0; i < n; i++) {
+    for (const [name, fn] of list) {
+      const t = process.hrtime.bigint()
+      fn()
+      times[name].push(Number(process.hrtime.bigint() - t) / 1e6)
+    }
+    between?.(i)
+  }
+  return Object.fromEntries(list.map(([name]) => [name, stat(times[name])]))
+}
+
+const small = measure(cases, iterations, (i) => {
+  // Keep the drift below the denial threshold so preToolUse measures the common path.
+  if (i % 3 === 2) {
+    for (const { sessionId } of Object.values(hosts)) {
+      addon.updateGoalSync({ sessionId, cwd }, { doneSoFar: [`step ${i}`] })
+    }
+  }
+})
+const node = small['node -e 0'].median
+const floorMs = small.floor.median
+console.log(`hook round trip via the installed hooks-file command, ${iterations} interleaved runs each (ms)`)
+console.log(
+  'case'.padEnd(26),
+  'median'.padStart(8),
+  'p95'.padStart(8),
+  'x node -e 0'.padStart(12),
+  'x floor'.padStart(8),
+)
 for (const [name] of cases) {
-  const { median, p95 } = stat(times[name])
+  const { median, p95 } = small[name]
   console.log(
-    name.padEnd(20),
+    name.padEnd(26),
     median.toFixed(2).padStart(8),
     p95.toFixed(2).padStart(8),
-    (node / median).toFixed(1).padStart(8),
+    (median / node).toFixed(2).padStart(12),
+    (median / floorMs).toFixed(2).padStart(8),
   )
+}
+
+// A 10 MB tool result: what a big output costs the post-tool hook.
+const big = `${'test output line with some words and numbers 0123456789\n'.repeat(180_000)}test result: ok. 1 passed; 0 failed\n`
+const bigCases = [['floor (10 MB stdin)', () => runFloor(big)]]
+for (const [host, spec] of Object.entries(hosts)) {
+  const input = JSON.stringify(spec.post(spec.sessionId, big))
+  const command = installed(host, spec.events[1])
+  bigCases.push([`${host} ${spec.events[1]} 10 MB`, () => run(spec.shell, command, input)])
+}
+const bigRuns = Math.max(5, Math.floor(iterations / 4))
+const heavy = measure(bigCases, bigRuns)
+const bigFloor = heavy['floor (10 MB stdin)'].median
+console.log(`\npostToolUse with a 10 MB tool result, ${bigRuns} interleaved runs each (ms)`)
+console.log('case'.padEnd(30), 'median'.padStart(8), 'x floor'.padStart(8))
+for (const [name] of bigCases) {
+  const { median } = heavy[name]
+  console.log(name.padEnd(30), median.toFixed(2).padStart(8), (median / bigFloor).toFixed(2).padStart(8))
 }
 rmSync(home, { recursive: true, force: true })

@@ -7,8 +7,16 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const steps = [
-  ['Copilot CLI shell hook (native)', process.execPath, [join(here, 'hooks.mjs')]],
-  ['VS Code / Claude hook runner (Node)', process.execPath, [join(here, 'hook-runner.mjs')]],
+  [
+    'Hooks as installed (Copilot CLI, VS Code, Claude Code), and a 10 MB tool result',
+    process.execPath,
+    [join(here, 'hooks.mjs')],
+  ],
+  [
+    'Node fallback: the hook runner (only when the native hook cannot run)',
+    process.execPath,
+    [join(here, 'hook-runner.mjs')],
+  ],
   ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
   [
     'Context board: what reading it adds to a hook',
@@ -22,6 +30,7 @@ const steps = [
     'cargo',
     ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_store'],
   ],
+  ['Answer sizes at 10,000 goals', process.execPath, [join(here, 'answers.mjs')]],
   [
     'Redaction throughput at 1, 10 and 100 MB',
     'cargo',

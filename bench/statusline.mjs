@@ -29,7 +29,7 @@ const env = { ...process.env }
 const sessionId = 'bench-statusline'
 const addon = createRequire(import.meta.url)('../index.js')
 addon.openGoalSync(
-  { sessionId, cwd, stateRoot },
+  { sessionId, cwd, stateRoot, role: 'user' },
   { objective: 'benchmark the status line', remaining: ['measure', 'report'], requirements: ['R1: fast'] },
 )
 // A full tool history window, as after an hour of work.

@@ -67,7 +67,7 @@ fn decide_safely(
     let value: Value = if trimmed.is_empty() {
         Value::Object(Map::new())
     } else {
-        match serde_json::from_str(trimmed) {
+        match protocol::parse_payload(trimmed) {
             Ok(v) => v,
             Err(e) => {
                 let store = config.ok().map(Store::new);

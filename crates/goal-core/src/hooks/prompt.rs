@@ -170,6 +170,9 @@ fn run_intent(
     }
 }
 
+/// Most goals a continuation refusal lists.
+const CONTINUE_LIST_MAX: usize = 20;
+
 pub(super) fn on_continue(
     store: &Store,
     caller: &Caller,
@@ -221,8 +224,11 @@ pub(super) fn on_continue(
             Ok((context(format!("[goal-system] Continued goal {} into this session on the user's explicit request.\n{}", adopted.id, messages::prompt_note(&adopted))), None))
         }
         n => {
-            let list = candidates
+            // Bounded: thousands of open goals must not flood the model's
+            // context; the user can name any goal by id or session.
+            let mut list = candidates
                 .iter()
+                .take(CONTINUE_LIST_MAX)
                 .map(|g| {
                     format!(
                         "- goal {} (session {}, {}): {}",
@@ -234,6 +240,9 @@ pub(super) fn on_continue(
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
+            if n > CONTINUE_LIST_MAX {
+                list.push_str(&format!("\n- and {} more", n - CONTINUE_LIST_MAX));
+            }
             Ok((context(format!("[goal-system] {n} open goals in this directory; automatic continuation refused. Ask the user which one to continue (\"/goal continue <goal id or session id>\"):\n{list}")), None))
         }
     }

@@ -235,6 +235,120 @@ pub fn read_payload(value: &Value) -> Payload {
 /// print their summaries and hosts their exit line.
 const REPORT_TAIL: usize = 256 * 1024;
 
+/// Keys of a payload holding a tool's result: only the end of their text
+/// is read (see [`read_report`]).
+const RESULT_KEYS: [&str; 4] = ["toolResult", "tool_result", "tool_response", "toolResponse"];
+
+/// Parses a hook's stdin. Strings inside a tool result keep only their last
+/// [`REPORT_TAIL`] bytes (rounded to a character), so a 10 MB output is
+/// scanned once and never copied whole; the end of the joined report text
+/// is what it would be from the full strings. Everything else is read as
+/// it is.
+pub fn parse_payload(stdin: &str) -> serde_json::Result<Value> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(stdin);
+    let value = Reader {
+        tail: false,
+        top: true,
+    }
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// A JSON value, strings cut to their tail when `tail`; `top` for the
+/// payload object itself, whose result keys turn `tail` on.
+#[derive(Clone, Copy)]
+struct Reader {
+    tail: bool,
+    top: bool,
+}
+
+impl Reader {
+    fn child(self, key: Option<&str>) -> Reader {
+        Reader {
+            tail: self.tail || (self.top && key.is_some_and(|k| RESULT_KEYS.contains(&k))),
+            top: false,
+        }
+    }
+
+    fn string(self, s: &str) -> Value {
+        if !self.tail || s.len() <= REPORT_TAIL {
+            return Value::String(s.to_string());
+        }
+        let mut cut = s.len() - REPORT_TAIL;
+        while !s.is_char_boundary(cut) {
+            cut += 1;
+        }
+        Value::String(s[cut..].to_string())
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Reader {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Reader {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(self.string(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self.child(None))? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let value = map.next_value_seed(self.child(Some(&key)))?;
+            out.insert(key.into_owned(), value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// What the host says about a finished call, for every host's shape:
 /// Copilot CLI `toolResult {resultType, textResultForLlm}`, Claude Code
 /// `tool_response` (Bash: `{stdout, stderr, interrupted, ...}`; MCP: a content
@@ -611,5 +725,41 @@ mod tests {
         for reason in ["end_turn", "max_tokens", "", "tool_use"] {
             assert!(!is_interrupt(reason), "{reason}");
         }
+    }
+
+    #[test]
+    fn a_big_tool_result_keeps_only_its_tail_and_the_same_report() {
+        let line = "running test é ... ok\n";
+        let stdout = format!("{}test result: ok. 1 passed; 0 failed", line.repeat(40_000));
+        let stdin = json!({
+            "session_id": "s",
+            "cwd": "/p",
+            "hook_event_name": "PostToolUse",
+            "prompt": line.repeat(20_000),
+            "tool_name": "Bash",
+            "tool_input": {"command": "cargo test"},
+            "tool_response": {"stdout": stdout, "stderr": "warning: x", "interrupted": false},
+        })
+        .to_string();
+        let full: Value = serde_json::from_str(&stdin).unwrap();
+        let cut = parse_payload(&stdin).unwrap();
+        let kept = cut["tool_response"]["stdout"].as_str().unwrap();
+        assert!(kept.len() <= REPORT_TAIL && stdout.ends_with(kept));
+        // Fields outside the result are whole.
+        assert_eq!(cut["prompt"], full["prompt"]);
+        let (a, b) = (read_payload(&full).report, read_payload(&cut).report);
+        assert_eq!(a.text, b.text);
+        assert_eq!(a.result_type, b.result_type);
+        assert!(b.text.ends_with("warning: x"));
+    }
+
+    #[test]
+    fn a_payload_that_is_not_json_is_refused_as_before() {
+        assert!(parse_payload("{\"a\": 1} trailing").is_err());
+        assert!(parse_payload("{\"a\": ").is_err());
+        assert_eq!(
+            parse_payload("[1, 2.5, null]").unwrap(),
+            json!([1, 2.5, null])
+        );
     }
 }

@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use super::heuristics::{is_marker, secret_span};
+use super::heuristics::{is_marker, secret_span, HandAssignment};
 use super::rules::{Kind, Rule, Start, Then, Trigger};
 use super::MARKER_PREFIX;
 
@@ -54,21 +54,36 @@ fn has(pairs: &[u64; 1024], first: u8, second: u8) -> bool {
 }
 
 /// `[A-Za-z0-9_]`, the bytes of `(?-u:\w)`.
+#[inline]
 pub(super) fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    WORD_BYTE[usize::from(b)]
 }
+
+static WORD_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    table
+};
 
 impl Trigger {
     /// Does the trigger occur at byte offset `at` of `text`?
+    /// The word-start test comes first: it is one byte, and most pair
+    /// hits in ordinary text are inside words (`use`, `case`, `keep`).
+    #[inline]
     fn occurs_at(&self, text: &[u8], at: usize) -> bool {
+        if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
+            return false;
+        }
         let lit = self.lit.as_bytes();
         let end = at + lit.len();
         match text.get(at..end) {
             Some(window) if window.eq_ignore_ascii_case(lit) => {}
             _ => return false,
-        }
-        if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
-            return false;
         }
         let rest = &text[end..];
         match self.then {
@@ -443,8 +458,15 @@ impl Engine {
                 end += 1;
             }
             let end = ceil_boundary(text, end + 1);
-            re.captures(&text[start..end])
-                .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+            let hay = &text[start..end];
+            if rule.by_hand {
+                HandAssignment::read(hay, whole.end())
+                    .and_then(|caps| secret_span(rule.kind, &caps))
+                    .map(|m| (m.start(), m.end()))
+            } else {
+                re.captures(hay)
+                    .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+            }
         };
         if let Some((s, e)) = secret {
             let candidate = &text[start + s..start + e];

@@ -9,9 +9,229 @@ use regex::{Captures, Match};
 use super::rules::Kind;
 use super::MARKER_PREFIX;
 
+/// A group of a match: bytes `start..end` of a haystack, and their text.
+/// Built from a regex capture or by hand (the assignment rule reads its key
+/// and operator without the regex's capture engine).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Part<'h> {
+    text: &'h str,
+    start: usize,
+    end: usize,
+}
+
+impl<'h> Part<'h> {
+    pub(super) fn new(hay: &'h str, start: usize, end: usize) -> Part<'h> {
+        Part {
+            text: &hay[start..end],
+            start,
+            end,
+        }
+    }
+
+    pub(super) fn as_str(&self) -> &'h str {
+        self.text
+    }
+
+    pub(super) fn start(&self) -> usize {
+        self.start
+    }
+
+    pub(super) fn end(&self) -> usize {
+        self.end
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// A capture of a regex run on `&hay[by..]`, in `hay`'s offsets.
+    fn shifted(m: Match<'h>, by: usize) -> Part<'h> {
+        Part {
+            text: m.as_str(),
+            start: by + m.start(),
+            end: by + m.end(),
+        }
+    }
+}
+
+impl<'h> From<Match<'h>> for Part<'h> {
+    fn from(m: Match<'h>) -> Part<'h> {
+        Part::shifted(m, 0)
+    }
+}
+
+/// Named groups of a match, however they were found.
+pub(super) trait Groups<'h> {
+    fn name(&self, name: &str) -> Option<Part<'h>>;
+    fn whole(&self) -> Part<'h>;
+}
+
+impl<'h> Groups<'h> for Captures<'h> {
+    fn name(&self, name: &str) -> Option<Part<'h>> {
+        Captures::name(self, name).map(Part::from)
+    }
+
+    fn whole(&self) -> Part<'h> {
+        self.get(0).expect("group 0").into()
+    }
+}
+
+/// The groups of an assignment (`(?P<lead>[/@])?key{Q}[ \t]*(?P<op>..)`,
+/// blanks, then `VALUE` of `rules.rs`), read by hand after the rule's regex
+/// matched. After a match every group is determined without backtracking
+/// (a key is the run of key bytes, a quoted value ends at its first
+/// unescaped quote, a bare value at its first excluded character), so this
+/// gives the groups the regex's capture engine would, at a fraction of its
+/// cost.
+pub(super) struct HandAssignment<'h> {
+    hay: &'h str,
+    end: usize,
+    lead: bool,
+    key: Part<'h>,
+    op: Part<'h>,
+    /// The value's group (`dq`, `sq`, `edq` or `bare`) and its span.
+    value: (&'static str, Part<'h>),
+    next: Option<Part<'h>>,
+    eol: Option<Part<'h>>,
+}
+
+/// Bytes a bare value cannot hold (besides Unicode white space); its first
+/// byte cannot be [`BARE_NOT_FIRST`] either.
+const BARE_STOP: &[u8] = b"\"'`,;&|()[]{}\\";
+const BARE_NOT_FIRST: &[u8] = b"<>=:";
+
+impl<'h> HandAssignment<'h> {
+    /// Reads the groups of a match `hay[..end]` of the assignment rule.
+    pub(super) fn read(hay: &'h str, end: usize) -> Option<HandAssignment<'h>> {
+        let bytes = hay.as_bytes();
+        let lead = matches!(bytes.first(), Some(b'/' | b'@'));
+        let key_start = usize::from(lead);
+        let key_end = key_start
+            + bytes[key_start..]
+                .iter()
+                .take_while(|&&b| super::rules::key_byte(b))
+                .count();
+        let mut at = key_end;
+        match bytes.get(at..) {
+            Some([b'\\', b'"' | b'\'', ..]) => at += 2,
+            Some([b'"' | b'\'', ..]) => at += 1,
+            _ => {}
+        }
+        at = skip(bytes, at, b" \t");
+        let op_len = match bytes.get(at..) {
+            Some([b':', b'=', ..] | [b'=', b'>', ..]) => 2,
+            Some([b'=' | b':', ..]) => 1,
+            _ => return None,
+        };
+        let op = Part::new(hay, at, at + op_len);
+        let from = skip(bytes, at + op_len, b" \t");
+        let (value, after) = read_value(hay, from)?;
+        let next_end = match bytes.get(after) {
+            Some(b'(' | b'[') => after + 1,
+            _ => after,
+        };
+        let next = (next_end > after).then(|| Part::new(hay, after, next_end));
+        let blanks_end = skip(bytes, next_end, b" \t\r");
+        let eol = matches!(bytes.get(blanks_end), None | Some(b'\n'))
+            .then(|| Part::new(hay, next_end, blanks_end));
+        Some(HandAssignment {
+            hay,
+            end,
+            lead,
+            key: Part::new(hay, key_start, key_end),
+            op,
+            value,
+            next,
+            eol,
+        })
+    }
+}
+
+/// The first offset from `at` whose byte is not in `set`.
+fn skip(bytes: &[u8], at: usize, set: &[u8]) -> usize {
+    at + bytes[at.min(bytes.len())..]
+        .iter()
+        .take_while(|b| set.contains(b))
+        .count()
+}
+
+/// One value form at `from`: its group name and span, and where it ends
+/// (after a closing quote).
+fn read_value(hay: &str, from: usize) -> Option<((&'static str, Part<'_>), usize)> {
+    let bytes = hay.as_bytes();
+    // `"..."` / `'...'`: any byte but the quote, `\`, CR and LF, or `\` and
+    // one character other than LF; ends at the first unescaped quote.
+    let quoted = |quote: u8, name: &'static str| {
+        let mut i = from + 1;
+        loop {
+            match bytes.get(i)? {
+                &b if b == quote => return Some(((name, Part::new(hay, from + 1, i)), i + 1)),
+                b'\\' => match bytes.get(i + 1)? {
+                    b'\n' => return None,
+                    _ => i += 2,
+                },
+                b'\r' | b'\n' => return None,
+                _ => i += 1,
+            }
+        }
+    };
+    match bytes.get(from)? {
+        b'"' => quoted(b'"', "dq"),
+        b'\'' => quoted(b'\'', "sq"),
+        b'\\' => {
+            // `\"...\"`: no quote, backslash or line end inside.
+            if bytes.get(from + 1) != Some(&b'"') {
+                return None;
+            }
+            let inner = skip_until(bytes, from + 2, b"\"\\\r\n");
+            (bytes.get(inner..inner + 2) == Some(b"\\\""))
+                .then(|| (("edq", Part::new(hay, from + 2, inner)), inner + 2))
+        }
+        _ => {
+            let mut end = from;
+            for (i, c) in hay[from..].char_indices() {
+                let stop = c.is_whitespace()
+                    || (c.is_ascii()
+                        && (BARE_STOP.contains(&(c as u8))
+                            || (i == 0 && BARE_NOT_FIRST.contains(&(c as u8)))));
+                if stop {
+                    break;
+                }
+                end = from + i + c.len_utf8();
+            }
+            (end > from).then(|| (("bare", Part::new(hay, from, end)), end))
+        }
+    }
+}
+
+/// The first offset from `at` whose byte is in `set` (or the end).
+fn skip_until(bytes: &[u8], at: usize, set: &[u8]) -> usize {
+    at + bytes[at.min(bytes.len())..]
+        .iter()
+        .take_while(|b| !set.contains(b))
+        .count()
+}
+
+impl<'h> Groups<'h> for HandAssignment<'h> {
+    fn name(&self, name: &str) -> Option<Part<'h>> {
+        match name {
+            "lead" => self.lead.then(|| Part::new(self.hay, 0, 1)),
+            "key" => Some(self.key),
+            "op" => Some(self.op),
+            "next" => self.next,
+            "eol" => self.eol,
+            _ => (self.value.0 == name).then_some(self.value.1),
+        }
+    }
+
+    fn whole(&self) -> Part<'h> {
+        Part::new(self.hay, 0, self.end)
+    }
+}
+
 /// The part of a match to replace, or `None` to leave the match as it is.
-pub(super) fn secret_span<'h>(kind: Kind, caps: &Captures<'h>) -> Option<Match<'h>> {
-    let candidate = || caps.name("s").or_else(|| caps.get(0));
+pub(super) fn secret_span<'h>(kind: Kind, caps: &impl Groups<'h>) -> Option<Part<'h>> {
+    let candidate = || caps.name("s").or_else(|| Some(caps.whole()));
     match kind {
         Kind::Token => candidate().filter(|s| !is_marker(s.as_str())),
         Kind::Checked(check) => candidate().filter(|s| !is_marker(s.as_str()) && check(s.as_str())),
@@ -67,7 +287,7 @@ const HEADER_CONTEXT: BareContext<'static> = BareContext {
 /// - a weak name (`cache_key`, `sortKey`, `credentials`: it ends in `key`,
 ///   `signature` or `credential` without a secret word before it) holds a
 ///   secret only when its value is an opaque token, except in env files.
-pub(super) fn assignment_secret<'h>(caps: &Captures<'h>, flag: bool) -> Option<Match<'h>> {
+pub(super) fn assignment_secret<'h>(caps: &impl Groups<'h>, flag: bool) -> Option<Part<'h>> {
     if caps.name("lead").is_some() {
         return None;
     }

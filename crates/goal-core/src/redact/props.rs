@@ -91,3 +91,32 @@ proptest! {
         prop_assert_eq!(redact(&text), text.as_str());
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The `key = value` rule's groups read by hand are the ones its regex
+    /// captures, for keys, quotes, operators and values of every form.
+    #[test]
+    fn assignment_groups_read_by_hand_are_the_regex_captures(
+        key in "[/@]?[A-Za-z_]{0,6}(password|TOKEN|apiKey|secret_key)",
+        rest in "(\\\\?[\"'])?[ \t]{0,2}(:=|=>|=|:)[ \t]{0,2}[a-z0-9\"'\\\\ \t\r\n(\\[=:<é\u{a0}-]{0,14}",
+    ) {
+        use super::heuristics::{Groups, HandAssignment};
+        let text = format!("{key}{rest}");
+        let rules = super::rules::table();
+        let rule = rules.iter().find(|r| r.by_hand).expect("the assignment rule");
+        let re = rule.regex();
+        if let Some(whole) = re.find(&text) {
+            let caps = re.captures(&text).expect("a match has captures");
+            let hand = HandAssignment::read(&text, whole.end());
+            prop_assert!(hand.is_some(), "{text:?}");
+            let hand = hand.expect("checked");
+            for name in ["lead", "key", "op", "dq", "sq", "edq", "bare", "next", "eol"] {
+                let by_regex = caps.name(name).map(|m| (m.start(), m.end()));
+                let by_hand = Groups::name(&hand, name).map(|p| (p.start(), p.end()));
+                prop_assert_eq!(by_regex, by_hand, "group {} of {:?}", name, text);
+            }
+        }
+    }
+}

@@ -134,6 +134,10 @@ pub(super) struct Rule {
     /// A cheap test of the bytes after the trigger that must pass before
     /// the regex runs (for rules whose triggers are common words).
     pub precheck: Option<fn(&[u8], usize) -> bool>,
+    /// The `key = value` rule: after a match, its key and operator are read
+    /// by hand (`heuristics::HandAssignment`): the rule's capture engine
+    /// costs far more than its match.
+    pub by_hand: bool,
     /// Compiled on first use.
     re: OnceLock<Regex>,
 }
@@ -239,6 +243,7 @@ fn rule(
         start,
         reach: 512,
         precheck: None,
+        by_hand: false,
         re: OnceLock::new(),
     }
 }
@@ -907,7 +912,9 @@ pub(super) fn table() -> Vec<Rule> {
             triggers(KEY_ENDINGS, false, Then::Blank),
             back(name_byte, 64),
         ),
-        rule(
+        Rule {
+            by_hand: true,
+            ..rule(
             "secret",
             format!(
                 r"(?P<lead>[/@])?{B}(?P<key>_*(?:(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|(?:[A-Za-z0-9]+[_.-])+(?i-u:key|signature)|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES}))){B}{Q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{VALUE}"
@@ -919,7 +926,8 @@ pub(super) fn table() -> Vec<Rule> {
                 max: 4096,
                 lead: b"/@",
             },
-        ),
+        )
+        },
         // Windows and fish: `setx API_TOKEN value`, `set -x API_KEY value`.
         rule(
             "secret",
@@ -954,6 +962,20 @@ pub(super) fn table() -> Vec<Rule> {
     rules
 }
 
+/// `[A-Za-z0-9/+_=~.-]` as a table: [`opaque_run_follows`] runs on every
+/// common word that may name a secret.
+static OPAQUE_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'/' | b'+' | b'_' | b'=' | b'~' | b'.' | b'-');
+        b += 1;
+    }
+    table
+};
+
 /// Within 48 bytes after `at`: a run of 20 value bytes with a digit, which
 /// the context rule's value needs (its name and filler words are shorter).
 fn opaque_run_follows(text: &[u8], at: usize) -> bool {
@@ -961,7 +983,7 @@ fn opaque_run_follows(text: &[u8], at: usize) -> bool {
     let mut run = 0;
     let mut digit = false;
     for &b in &text[at..end] {
-        if b.is_ascii_alphanumeric() || b"/+_=~.-".contains(&b) {
+        if OPAQUE_BYTE[usize::from(b)] {
             run += 1;
             digit |= b.is_ascii_digit();
             if run >= 20 && digit {
