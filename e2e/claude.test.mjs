@@ -655,9 +655,12 @@ describe('Goal System in Claude Code: authority, evidence, usage', { skip: skipR
     t.diagnostic(`after run 3: ${JSON.stringify(g3.budget)} ${g3.completionStatus} ${g3.statusReason}`)
     assert.ok(g3.budget.tokensUsed >= 1000, `tokensUsed ${g3.budget.tokensUsed}`)
     assert.equal(g3.completionStatus, 'budget_limited')
-    // The stop after the limit went through: the run ended on the model's text, no re-prompt.
-    assert.equal(r3.json?.result, 'Stopping.')
-    assert.equal(agentRequests(server).length - before, 13, 'twelve tool turns and the final answer')
+    // The stops after the limit went through. When the crossing is first seen at a stop (the
+    // host may write the last usage to its transcript only then), that one stop is held with
+    // the wrap-up steer and the next goes through: one more answer, never a loop.
+    const answers = agentRequests(server).length - before
+    assert.ok([13, 14].includes(answers), `twelve tool turns and the final answer (+1 steer): ${answers}`)
+    assert.equal(r3.json?.result, answers === 13 ? 'Stopping.' : 'Thinking.')
     const seen = agentRequests(server)
       .slice(before)
       .map((q) => messagesText(q.body))
