@@ -10,15 +10,18 @@
 //! appended; past [`JOURNAL_MAX_BYTES`] the file is rewritten atomically with
 //! its last [`JOURNAL_KEEP_LINES`] verified lines, chained afresh.
 
-use super::files::{create_once, fsync_dir, io_err, read_state_file, sync, write_atomic, Found};
+use super::files::{
+    create_once, fsync_dir, io_err, private_file_options, read_state_file, sync, write_atomic,
+    Found,
+};
 use super::Store;
 use crate::clock::now_iso;
 use crate::error::{GoalError, Result};
 use crate::integrity::{self, Key, Seal, KEY_FILE};
 use crate::record::Goal;
 use serde_json::{json, Map, Value};
-use std::fs::OpenOptions;
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
@@ -206,12 +209,11 @@ impl Store {
         line.push(b'\n');
         let created = size == 0 && std::fs::symlink_metadata(&path).is_err();
         let written = (|| -> std::io::Result<()> {
-            let mut file = OpenOptions::new()
-                .append(true)
-                .create(true)
-                .mode(0o600)
-                .custom_flags(libc_o_nofollow())
-                .open(&path)?;
+            let mut options = private_file_options();
+            options.append(true).create(true);
+            #[cfg(unix)]
+            options.custom_flags(libc_o_nofollow());
+            let mut file = options.open(&path)?;
             file.write_all(&line)?;
             sync(&file)
         })();
@@ -225,6 +227,7 @@ impl Store {
 
 /// `O_NOFOLLOW` (Linux and macOS values): a symlink in the journal's place is
 /// refused, never followed.
+#[cfg(unix)]
 fn libc_o_nofollow() -> i32 {
     if cfg!(target_os = "macos") {
         0x0100
