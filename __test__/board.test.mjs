@@ -29,7 +29,18 @@ function makeRepo(dir, origin = 'git@github.com:acme/widgets.git') {
 }
 
 /** `goal-system board ...` in `cwd`, as the user types it. */
+/** The user's `goal-system board` in their own terminal (a pseudo-terminal through util-linux `script`). */
 function board(state, cwd, ...args) {
+  const env = { ...state.env }
+  for (const k of ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'COPILOT_CLI']) delete env[k]
+  const quoted = [process.execPath, BIN, 'board', ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')
+  const r = spawnSync('script', ['-qec', quoted, '/dev/null'], { cwd, env, encoding: 'utf8', input: '' })
+  const out = r.stdout.replace(/\r\n/g, '\n')
+  return { code: r.status, out, err: out }
+}
+
+/** The same command run through an agent's shell tool (a pipe): the agent's rights. */
+function boardFromAgentShell(state, cwd, ...args) {
   const r = spawnSync(process.execPath, [BIN, 'board', ...args], { cwd, env: state.env, encoding: 'utf8' })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
@@ -56,6 +67,21 @@ describe('goal-system board (the user)', () => {
     repo = makeRepo(join(state.home, 'widgets'))
   })
   after(() => state.cleanup())
+
+  test("the command run through an agent's shell writes the agent's items and cannot prune the user's", () => {
+    assert.equal(board(state, repo, 'add', 'user-rule', '--description', 'Mine', '--content', 'keep it').code, 0)
+    const pruned = boardFromAgentShell(state, repo, 'prune', 'user-rule')
+    assert.notEqual(pruned.code, 0, pruned.out)
+    assert.match(pruned.err, /FORBIDDEN/)
+    assert.match(board(state, repo, 'list').out, /user-rule/)
+    assert.equal(
+      boardFromAgentShell(state, repo, 'add', 'agent-note', '--description', 'Theirs', '--content', 'x').code,
+      0,
+    )
+    assert.match(board(state, repo, 'list').out, /agent\s+agent-note/)
+    board(state, repo, 'prune', 'user-rule')
+    board(state, repo, 'prune', 'agent-note')
+  })
 
   test('two branches of one repository see different boards', () => {
     assert.equal(

@@ -22,12 +22,14 @@ export function runBoardCommand(argv, io, help) {
   }
   const [action = 'list', name] = opts.positionals
   const request = requestFor(action, name, opts)
+  const addon = loadAddon()
   const caller = {
     cwd: path.resolve(opts.repo ?? process.cwd()),
-    user: true,
+    // The user's items only from the user's own terminal (the core's rule); an
+    // agent's shell writes agent items and cannot prune the user's.
+    user: addon.commandRole(Boolean(process.stdin.isTTY), Object.keys(process.env)) === 'user',
     ...(opts.branch !== undefined ? { branch: opts.branch } : {}),
   }
-  const addon = loadAddon()
   let result
   try {
     result = addon.contextBoardSync(caller, request)

@@ -102,18 +102,42 @@ fn argument_texts(args: &Value) -> Vec<&str> {
     out
 }
 
+/// Words that make an otherwise shared verb the user's: `close --status
+/// cancelled`, `update --status paused`, budgets, a replacement. Matched in the
+/// words after the command, so a pseudo-terminal or a cleaned environment (which
+/// would give the command the user's role) does not open a way around.
+const USER_ONLY_WORDS: [&str; 9] = [
+    "cancelled",
+    "canceled",
+    "paused",
+    "--tokens",
+    "--minutes",
+    "--off",
+    "--replace",
+    "tokenbudget",
+    "timebudgetseconds",
+];
+
 fn user_verb(command: &str) -> Option<&'static str> {
     let words: Vec<&str> = command
         .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
         .filter(|w| !w.is_empty())
         .collect();
-    words.windows(2).find_map(|pair| {
-        let program = pair[0].rsplit('/').next().unwrap_or(pair[0]);
-        let is_cli = matches!(program, "goal-system" | "goal-system.mjs");
-        if !is_cli {
+    words.iter().enumerate().find_map(|(i, word)| {
+        let program = word.trim_matches(['\'', '"']);
+        let program = program.rsplit('/').next().unwrap_or(program);
+        if !matches!(program, "goal-system" | "goal-system.mjs") {
             return None;
         }
-        USER_VERBS.iter().copied().find(|v| *v == pair[1])
+        let verb = words.get(i + 1)?.trim_matches(['\'', '"']);
+        if let Some(v) = USER_VERBS.iter().copied().find(|v| *v == verb) {
+            return Some(v);
+        }
+        let rest = words[i + 1..].join(" ").to_ascii_lowercase();
+        USER_ONLY_WORDS
+            .iter()
+            .any(|w| rest.contains(w))
+            .then_some("with a user-only status or budget")
     })
 }
 
@@ -195,6 +219,11 @@ mod tests {
             "goal-system cancel --session s1",
             "npx goal-system open 'print hello'",
             "node /opt/gs/bin/goal-system.mjs pause",
+            // A pseudo-terminal and a cleaned environment would give the command the
+            // user's role: the words themselves are refused.
+            "env -u CLAUDECODE script -qec 'goal-system close --status cancelled --reason x' /dev/null",
+            "goal-system update --status paused",
+            "goal-system update --input-json '{\"tokenBudget\": 999999}'",
         ] {
             let why = forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap();
             assert!(why.contains("Only the user"), "{why}");
