@@ -433,7 +433,9 @@ describe('status --watch', () => {
 
   test('redraws in place on a terminal and exits cleanly on Ctrl-C', async () => {
     const { spawn } = await import('node:child_process')
-    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} status --watch --interval 0.2 active`
+    // exec: a shell that does not exec the last command (dash) would itself die of
+    // the SIGINT meant for the watch and report 130.
+    const cmd = `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} status --watch --interval 0.2 active`
     const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: state.env, stdio: ['pipe', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
