@@ -122,9 +122,7 @@ pub fn copilot_home() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .map(|h| Path::new(&h).join(".copilot"))
+    crate::store::home_dir().map(|h| h.join(".copilot"))
 }
 
 /// The name of the Copilot CLI plugin this repository ships.

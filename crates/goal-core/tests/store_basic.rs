@@ -955,6 +955,24 @@ fn config_follows_the_environment_rules() {
     let err = StoreConfig::from_vars(vars(&[])).unwrap_err();
     assert!(err.message.contains("HOME"), "{}", err.message);
     assert!(StoreConfig::from_vars(vars(&[("HOME", "")])).is_err());
+
+    // Windows: no HOME, the profile folder instead; HOME wins when both are set.
+    let c = StoreConfig::from_vars(vars(&[("USERPROFILE", "/profiles/u")])).unwrap();
+    assert_eq!(
+        c.session_state,
+        PathBuf::from("/profiles/u/.copilot/session-state")
+    );
+    let c = StoreConfig::from_vars(vars(&[("HOME", "/home/u"), ("USERPROFILE", "/profiles/u")]))
+        .unwrap();
+    assert_eq!(
+        c.root,
+        PathBuf::from("/home/u/.copilot/session-state/goal-system")
+    );
+    let c = StoreConfig::from_vars(vars(&[("HOME", ""), ("USERPROFILE", "/profiles/u")])).unwrap();
+    assert_eq!(
+        c.root,
+        PathBuf::from("/profiles/u/.copilot/session-state/goal-system")
+    );
 }
 
 #[test]

@@ -17,7 +17,7 @@ use crate::tools;
 pub(super) fn refusal(store: &Store, payload: &Payload) -> Option<String> {
     let paths = StatePaths::new(
         &store.config.root,
-        std::env::var("HOME").ok().filter(|h| !h.is_empty()),
+        crate::store::home_dir().map(|h| h.to_string_lossy().into_owned()),
     );
     payload.calls.iter().find_map(|call| {
         if payload.subagent && tools::goal_tool(&call.name).is_some() {

@@ -10,6 +10,21 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(5);
 /// Size above which `audit.log` and `faults.log` rotate to `<name>.1`.
 pub const DEFAULT_AUDIT_MAX_BYTES: u64 = 1 << 20;
 
+/// The user's home folder from a variable lookup: `HOME`, else `USERPROFILE`
+/// (Windows sets no `HOME` outside shells that emulate one). Empty values
+/// count as unset. The one rule the store, the guard and the host lookups share.
+pub fn home_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    ["HOME", "USERPROFILE"]
+        .iter()
+        .find_map(|name| var(name).filter(|v| !v.is_empty()))
+        .map(PathBuf::from)
+}
+
+/// The user's home folder from the process environment (see [`home_from`]).
+pub fn home_dir() -> Option<PathBuf> {
+    home_from(|name| std::env::var_os(name))
+}
+
 /// Where the store lives and how long it waits for its lock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreConfig {
@@ -43,13 +58,14 @@ impl StoreConfig {
 
     /// From a variable lookup (empty values count as unset):
     /// - `session_state` = `GOAL_SYSTEM_SESSION_STATE`, else the parent of
-    ///   `GOAL_SYSTEM_STATE_ROOT` when that is set, else `$HOME/.copilot/session-state`;
+    ///   `GOAL_SYSTEM_STATE_ROOT` when that is set, else `<home>/.copilot/session-state`
+    ///   (home: `HOME`, else `USERPROFILE`);
     /// - `root` = `GOAL_SYSTEM_STATE_ROOT`, else `<session_state>/goal-system`;
     /// - `lock_timeout` = `GOAL_SYSTEM_LOCK_TIMEOUT_MS` (default 5000);
     /// - `audit_max_bytes` = `GOAL_SYSTEM_AUDIT_MAX_BYTES` (default 1 MiB).
     ///
     /// Relative paths are made absolute against the current directory. Fails
-    /// when neither `HOME` nor an override is set.
+    /// when no home folder nor an override is set.
     pub fn from_vars(var: impl Fn(&str) -> Option<OsString>) -> Result<StoreConfig> {
         let get = |name: &str| var(name).filter(|v| !v.is_empty());
         let absolute = |value: OsString| -> Result<PathBuf> {
@@ -76,14 +92,14 @@ impl StoreConfig {
                     )
                 })?,
             (None, None) => {
-                let home = get("HOME").ok_or_else(|| {
+                let home = home_from(get).ok_or_else(|| {
                     GoalError::new(
                         ErrorCode::Io,
-                        "HOME is not set: cannot locate ~/.copilot/session-state \
+                        "neither HOME nor USERPROFILE is set: cannot locate ~/.copilot/session-state \
                          (set HOME or GOAL_SYSTEM_STATE_ROOT)",
                     )
                 })?;
-                absolute(home)?.join(".copilot").join("session-state")
+                absolute(home.into_os_string())?.join(".copilot").join("session-state")
             }
         };
         let root = match root_env {

@@ -56,7 +56,7 @@ pub mod paths;
 mod side;
 
 pub use compact::Compact;
-pub use config::{StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
+pub use config::{home_dir, StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
 pub use copies::parse_rfc3339_ms;
 pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
 pub use journal::{JOURNAL_KEEP_LINES, JOURNAL_MAX_BYTES};
