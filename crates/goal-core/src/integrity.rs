@@ -23,6 +23,14 @@ pub const KEY_FILE: &str = "integrity.key";
 /// to tell the user (see `messages::state_restored`).
 pub const TAMPERED_MARK: &str = "was changed outside the goal system";
 
+/// What the store's report contains when nothing verified and the newest
+/// edited copy was kept open (see `store::copies`); hooks tell the user with
+/// `messages::state_unverified`.
+pub const UNVERIFIED_MARK: &str = "could not be verified";
+
+/// The status reason of a goal kept open from an unverifiable copy.
+pub const UNVERIFIED_REASON: &str = "the goal state was changed outside the goal system and could not be verified: kept open, its tool history cleared";
+
 /// A state root's secret key.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Key([u8; 32]);

@@ -398,6 +398,11 @@ pub fn paused_by_interrupt(goal: &Goal) -> String {
 /// Told to the user when a goal copy was edited outside the goal system (a
 /// status set by hand, a seal stripped): the edit was set aside and the goal
 /// system's own state restored, so it released nothing.
+/// Told to the user when nothing verified and the newest edited copy was kept open.
+pub fn state_unverified() -> &'static str {
+    "[goal-system] The goal state was changed outside the goal system and no verified copy was left (its integrity key or journal was removed or edited). The goal was kept open rather than believed closed, and its tool history was cleared, so it closes only after new, real tool activity. Check the objective with `goal-system show`; `/goal cancel` ends it if you closed it yourself."
+}
+
 pub fn state_restored() -> &'static str {
     "[goal-system] The goal state was edited outside the goal system. The edited copy was set aside (kept as *.tampered-*) and the goal system's own state was restored; the edit did not close the goal or release the stop. A goal closes only through goal_system_close with real evidence, or by the user."
 }

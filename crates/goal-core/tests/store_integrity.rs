@@ -1,7 +1,8 @@
 //! A goal record edited outside the goal system (a status set to complete by
-//! hand, a seal stripped, a journal line changed) is detected, set aside,
-//! reported, never releases a stop, and the goal system's own state is
-//! restored.
+//! hand, a seal stripped, a journal line changed, the key deleted) is
+//! detected, set aside, reported, never releases a stop, and the goal
+//! system's own state is restored; when nothing verifies, the goal is kept
+//! open without the evidence an edit could have forged.
 
 use goal_core::authority::Role;
 use goal_core::goals::{self, Caller};
@@ -284,7 +285,7 @@ fn the_integrity_key_is_private_and_kept_across_writes() {
 }
 
 #[test]
-fn an_edited_journal_line_no_longer_restores_anything() {
+fn an_edited_journal_line_with_every_copy_edited_keeps_the_goal_open() {
     let dir = temp_dir("journal");
     let store = store_with_open_goal(&dir);
     let journal = store.journal_path(SESSION);
@@ -295,16 +296,71 @@ fn an_edited_journal_line_no_longer_restores_anything() {
     for path in all_copies(&store) {
         mark_complete_by_hand(&path);
     }
+    let out = agent_stop(&dir);
+    let stdout: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stdout["decision"], "block", "{}", out.stdout);
+    let told = stdout["systemMessage"].as_str().unwrap_or_default();
+    assert!(told.contains("no verified copy was left"), "{told}");
     let loaded = store.load(SESSION, Some(CWD)).unwrap();
-    assert!(loaded.goal.is_none(), "nothing untampered is left to read");
-    assert!(
-        loaded
-            .warnings
-            .iter()
-            .any(|w| w.contains("could not be restored")),
-        "{:?}",
-        loaded.warnings
+    let goal = loaded.goal.expect("kept, not lost");
+    assert_eq!(goal.completion_status, Status::Active);
+    assert_eq!(goal.closed_at, None);
+}
+
+/// Tool activity on the record, as the hooks count it.
+fn real_activity(store: &Store) {
+    let mut g = store.load(SESSION, Some(CWD)).unwrap().goal.unwrap();
+    g.tool_history.actions = 3;
+    g.tool_history.verifications = 2;
+    g.tool_history.inspections = 4;
+    g.tool_history.seq = 9;
+    store.save(&g).unwrap();
+}
+
+#[test]
+fn a_deleted_integrity_key_neither_loses_the_goal_nor_releases_the_stop() {
+    let dir = temp_dir("key-deleted");
+    let store = store_with_open_goal(&dir);
+    fs::remove_file(store.config.root.join("integrity.key")).unwrap();
+
+    let out = agent_stop(&dir);
+    let stdout: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stdout["decision"], "block", "{}", out.stdout);
+    let loaded = store.load(SESSION, Some(CWD)).unwrap();
+    let goal = loaded.goal.expect("the goal is kept");
+    assert_eq!(goal.objective, "ship the login fix");
+    assert!(goal.is_working());
+    // Sealed again under a fresh key: the next read verifies without a report.
+    assert!(store.config.root.join("integrity.key").exists());
+    let again = store.load(SESSION, Some(CWD)).unwrap();
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+}
+
+#[test]
+fn a_deleted_key_and_copies_edited_to_complete_reopen_the_goal_without_its_evidence() {
+    let dir = temp_dir("key-and-copies");
+    let store = store_with_open_goal(&dir);
+    real_activity(&store);
+    for path in all_copies(&store) {
+        mark_complete_by_hand(&path);
+    }
+    fs::remove_file(store.config.root.join("integrity.key")).unwrap();
+
+    let out = agent_stop(&dir);
+    let stdout: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stdout["decision"], "block", "{}", out.stdout);
+    let goal = store.load(SESSION, Some(CWD)).unwrap().goal.unwrap();
+    assert_eq!(goal.completion_status, Status::Active);
+    assert_eq!(goal.closed_at, None);
+    assert_eq!(
+        goal.tool_history,
+        Default::default(),
+        "evidence from an unverifiable copy is not believed"
     );
+    assert!(goal
+        .status_reason
+        .unwrap_or_default()
+        .contains("could not be verified"));
 }
 
 #[test]

@@ -216,7 +216,14 @@ pub fn decide(
         .any(|w| w.contains(crate::integrity::TAMPERED_MARK))
     {
         // The user hears of it: decisions above already read the restored state.
-        let told = messages::state_restored();
+        let told = if warnings
+            .iter()
+            .any(|w| w.contains(crate::integrity::UNVERIFIED_MARK))
+        {
+            messages::state_unverified()
+        } else {
+            messages::state_restored()
+        };
         decision.system_message = Some(match decision.system_message.take() {
             Some(msg) => format!("{told}\n{msg}"),
             None => told.to_string(),

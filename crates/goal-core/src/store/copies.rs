@@ -5,7 +5,7 @@ use super::files::{quarantine, read_state_file, set_aside, Found};
 use super::paths::{shown, validate_session_id};
 use super::Store;
 use crate::error::{GoalError, Result};
-use crate::integrity::{self, Key, Seal, TAMPERED_MARK};
+use crate::integrity::{self, Key, Seal, TAMPERED_MARK, UNVERIFIED_MARK, UNVERIFIED_REASON};
 use crate::record::Goal;
 use std::collections::HashMap;
 use std::fs;
@@ -84,7 +84,9 @@ impl Store {
     /// seal is broken, or that has none although the journal shows the goal
     /// system wrote its goal, was edited outside the goal system: it is never
     /// read, set aside as `<name>.tampered-<ms>` under the lock, and flags
-    /// `tampered`. The returned goal carries no seal (seals live on disk only).
+    /// `tampered` (its goal, unsealed, is pushed there for the last resort of
+    /// [`Store::session_copies`]). The returned goal carries no seal (seals
+    /// live on disk only).
     pub(super) fn read_copy(
         &self,
         path: &Path,
@@ -92,7 +94,7 @@ impl Store {
         quarantine_corrupt: bool,
         key: Option<&Key>,
         warnings: &mut Vec<String>,
-        tampered: &mut bool,
+        tampered: &mut Vec<Goal>,
     ) -> Option<Copy> {
         let (problem, ino, dev) = match read_state_file(path) {
             Found::Missing => return None,
@@ -123,8 +125,10 @@ impl Store {
                         Seal::Valid => true,
                         Seal::Missing if !self.journal_names(key, &goal) => false,
                         Seal::Missing | Seal::Broken => {
-                            *tampered = true;
                             self.set_tampered_aside(path, ino, dev, quarantine_corrupt, warnings);
+                            let mut goal = goal;
+                            goal.seal = None;
+                            tampered.push(goal);
                             return None;
                         }
                     };
@@ -234,7 +238,7 @@ impl Store {
             None => paths.extend(self.cwd_files_of_session(session_id)),
         }
         let key = self.read_key();
-        let mut tampered = false;
+        let mut tampered = Vec::new();
         let copies: Vec<Copy> = paths
             .iter()
             .filter_map(|p| {
@@ -248,7 +252,7 @@ impl Store {
                 )
             })
             .collect();
-        if !tampered {
+        if tampered.is_empty() {
             // Every copy gone or unreadable while the journal's last goal is
             // still open: the store never removes a session's copies, so this
             // is restored like an edit (else deleting or garbling the copies
@@ -292,14 +296,74 @@ impl Store {
                 mtime_ns: 0,
                 sealed: true,
             }],
-            None => {
-                let report = format!(
-                    "goal state of session {} could not be restored: no untampered copy or journal entry",
-                    shown(session_id)
-                );
-                self.report_tampering(&report);
-                warnings.push(report);
-                copies
+            None => self.keep_unverified(session_id, tampered, quarantine_corrupt, warnings),
+        }
+    }
+
+    /// The last resort when nothing verifies (every copy edited and no
+    /// journal entry to restore, e.g. the key file was deleted): tampering
+    /// must never release the stop, so the newest edited copy is kept, but
+    /// nothing in it that an edit could have forged to close the goal is
+    /// believed. A status that frees the stop becomes `active` again and the
+    /// tool history (the evidence the gate reads) starts over, so only new,
+    /// real tool activity can close it. The user is told (the report carries
+    /// the tamper mark) and decides: `/goal cancel` ends it.
+    fn keep_unverified(
+        &self,
+        session_id: &str,
+        tampered: Vec<Goal>,
+        under_lock: bool,
+        warnings: &mut Vec<String>,
+    ) -> Vec<Copy> {
+        let newest = tampered.into_iter().max_by(|a, b| {
+            (parse_rfc3339_ms(&a.updated_at), a.revision)
+                .cmp(&(parse_rfc3339_ms(&b.updated_at), b.revision))
+        });
+        let Some(mut goal) = newest else {
+            return Vec::new();
+        };
+        if !goal.is_working() {
+            goal.completion_status = crate::record::Status::Active;
+            goal.closed_at = None;
+        }
+        goal.status_reason = Some(UNVERIFIED_REASON.to_string());
+        goal.tool_history = crate::record::ToolHistory::default();
+        let report = format!(
+            "goal state of session {} {UNVERIFIED_MARK} (every copy {TAMPERED_MARK} and no journal entry restores it): the goal was kept open with its tool history cleared",
+            shown(session_id)
+        );
+        self.report_tampering(&report);
+        warnings.push(report);
+        let kept = Copy {
+            goal,
+            path: self.journal_path(session_id),
+            mtime_ns: 0,
+            sealed: true,
+        };
+        if !under_lock {
+            return vec![kept];
+        }
+        // Written back sealed under the current key, so the next read finds it.
+        let goal = kept.goal.clone();
+        match self.persist(
+            session_id,
+            goal,
+            std::slice::from_ref(&kept),
+            None,
+            false,
+            warnings,
+        ) {
+            Ok(stored) => vec![Copy {
+                goal: stored,
+                ..kept
+            }],
+            Err(e) => {
+                warnings.push(format!(
+                    "goal state of session {} kept open but not written back: {}",
+                    shown(session_id),
+                    e.message
+                ));
+                vec![kept]
             }
         }
     }
@@ -344,7 +408,7 @@ impl Store {
         warnings.push(report);
         // Read back what was written, so later writes see the real copies.
         let mut ignored = Vec::new();
-        let mut again = false;
+        let mut again = Vec::new();
         let key = self.read_key();
         let mut copies: Vec<Copy> = [
             self.by_session_path(session_id),

@@ -440,7 +440,7 @@ impl Store {
         };
         let mut ignored = Vec::new();
         // Tampered copies are skipped here; the locked reads set them aside.
-        let (key, mut seen) = (self.read_key(), false);
+        let (key, mut seen) = (self.read_key(), Vec::new());
         let mut copies = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -499,7 +499,7 @@ impl Store {
         let _ = self.sweep_temp_files(TEMP_FILE_MAX_AGE);
         let mut ignored = Vec::new();
         // Tampered copies are skipped here; the locked reads set them aside.
-        let (key, mut seen) = (self.read_key(), false);
+        let (key, mut seen) = (self.read_key(), Vec::new());
         let mut copies = Vec::new();
         for dir in [self.by_session_dir(), self.archive_dir()] {
             let entries = match fs::read_dir(&dir) {
