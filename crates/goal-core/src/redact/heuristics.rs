@@ -126,14 +126,21 @@ impl<'h> HandAssignment<'h> {
         let op = Part::new(hay, at, at + op_len);
         let from = skip(bytes, at + op_len, b" \t");
         let (value, after) = read_value(hay, from)?;
-        let next_end = match bytes.get(after) {
-            Some(b'(' | b'[') => after + 1,
-            _ => after,
+        // As in the regex, `next` and `eol` belong to a bare value only.
+        let (next, eol) = if value.0 == "bare" {
+            let next_end = match bytes.get(after) {
+                Some(b'(' | b'[') => after + 1,
+                _ => after,
+            };
+            let blanks_end = skip(bytes, next_end, b" \t\r");
+            (
+                (next_end > after).then(|| Part::new(hay, after, next_end)),
+                matches!(bytes.get(blanks_end), None | Some(b'\n'))
+                    .then(|| Part::new(hay, next_end, blanks_end)),
+            )
+        } else {
+            (None, None)
         };
-        let next = (next_end > after).then(|| Part::new(hay, after, next_end));
-        let blanks_end = skip(bytes, next_end, b" \t\r");
-        let eol = matches!(bytes.get(blanks_end), None | Some(b'\n'))
-            .then(|| Part::new(hay, next_end, blanks_end));
         Some(HandAssignment {
             hay,
             end,
