@@ -70,6 +70,22 @@ fn record_like() -> impl Strategy<Value = Value> {
     )
 }
 
+/// A case the property found: an unreadable `source` beside the legacy
+/// `sourcePromptHash` (the hash used to stay unmapped, then mapped on the
+/// second load).
+#[test]
+fn an_unreadable_source_beside_a_legacy_hash_reads_back_the_same() {
+    let value = json!({
+        "version": 3, "id": "goal-prop", "sessionId": "s-prop", "cwd": "/work/prop",
+        "source": false, "sourcePromptHash": "",
+    });
+    let goal = Goal::from_stored(&serde_json::to_vec(&value).unwrap()).unwrap();
+    let written = serde_json::to_vec(&goal).unwrap();
+    let again = Goal::from_stored(&written).unwrap();
+    assert_eq!(again, goal);
+    assert_eq!(goal.extra.get("legacySource"), Some(&json!(false)));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 

@@ -167,8 +167,16 @@ fn upgrade_closed_at(obj: &mut Map<String, Value>) {
 }
 
 fn upgrade_source(obj: &mut Map<String, Value>) {
-    if obj.get("source").is_some_and(|s| !s.is_null()) {
-        return;
+    match obj.get("source") {
+        None | Some(Value::Null) => {}
+        Some(s) if serde_json::from_value::<PromptSource>(s.clone()).is_ok() => return,
+        // Unreadable: kept aside now (as the generic step would), so the
+        // legacy hash still maps and a second load reads the same record.
+        Some(_) => {
+            if let Some(s) = obj.remove("source") {
+                obj.entry("legacySource").or_insert(s);
+            }
+        }
     }
     let hash = obj.get("sourcePromptHash").and_then(Value::as_str);
     let preview = obj.get("sourcePromptPreview").and_then(Value::as_str);
