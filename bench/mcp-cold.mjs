@@ -10,7 +10,7 @@
 // rebuilt one. Prints medians and ratios. A plain script: it asserts nothing
 // about time.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,11 +25,11 @@ const stateRoot = join(base, 'goal-system')
 const cwd = join(base, 'proj')
 mkdirSync(cwd)
 
-/** One cold start: ms from spawn to the status answer. */
-function coldStart(server) {
+/** One cold start of `node ...args`: ms from spawn to the status answer. */
+function coldStart(...args) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [server], {
+    const child = spawn(process.execPath, args, {
       env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
       stdio: ['pipe', 'pipe', 'ignore'],
     })
@@ -95,8 +95,16 @@ function nodeBare() {
   return performance.now() - t0
 }
 
+const server = join(ROOT, 'adapters/shared/mcp-server.mjs')
 const cases = [
-  ['product server (SDK Server, JSON Schemas)', () => coldStart(join(ROOT, 'adapters/shared/mcp-server.mjs'))],
+  [
+    existsSync(join(ROOT, 'adapters/shared/mcp-server.bundle.mjs'))
+      ? 'product server (bundled, as registered)'
+      : 'product server (NOT BUILT: runs unbundled)',
+    () => coldStart(server),
+  ],
+  ['goal-system mcp (the host plugins)', () => coldStart(join(ROOT, 'bin/goal-system.mjs'), 'mcp')],
+  ['product server unbundled (mcp-stdio.mjs)', () => coldStart(join(ROOT, 'adapters/shared/mcp-stdio.mjs'))],
   ['floor: no SDK, same addon', () => coldStart(join(ROOT, 'bench/mcp-floor-server.mjs'))],
   ['node -e 0', async () => nodeBare()],
 ]
