@@ -401,3 +401,31 @@ test('outputSchema types the goal record from the Rust record, and results match
   assert.equal(r.isError, undefined, text(r))
   assert.equal(r.structuredContent.goal.completionStatus, 'active')
 })
+
+test('without the addon the tools are still listed, and each call says why it fails', async () => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER],
+    // The addon's loader takes this path first and fails on it.
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, NAPI_RS_NATIVE_LIBRARY_PATH: join(base, 'missing.node') },
+    stderr: 'pipe',
+  })
+  let log = ''
+  transport.stderr.on('data', (d) => (log += d))
+  const bare = new Client({ name: 'goal-system-test', version: '1.0.0' })
+  await bare.connect(transport)
+  try {
+    const { tools } = await bare.listTools()
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      addon.mcpToolDefinitions().map((d) => d.name),
+      'from schema/mcp-tools.json',
+    )
+    const r = await bare.callTool({ name: 'goal_system_status', arguments: { sessionId: 'mcp-bare', cwd } })
+    assert.equal(r.isError, true)
+    assert.equal(r.structuredContent.error.code, 'ADDON_UNAVAILABLE')
+    assert.match(log, /addon failed to load/)
+  } finally {
+    await bare.close()
+  }
+})

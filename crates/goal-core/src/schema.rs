@@ -193,6 +193,10 @@ pub fn output_schema() -> Value {
         required.retain(|r| r != "recent");
     }
     goal["description"] = json!("The version-3 goal record.");
+    // Besides the core's codes, the MCP server's own: no addon to call, and a
+    // fault that carries no code.
+    let mut codes = error_codes();
+    codes.extend(["ADDON_UNAVAILABLE", "INTERNAL"]);
     let mut unmet = generator(true, true)
         .into_root_schema_for::<Unmet>()
         .to_value();
@@ -215,7 +219,7 @@ pub fn output_schema() -> Value {
             "error": {
                 "type": "object",
                 "properties": {
-                    "code": { "type": "string", "enum": error_codes() },
+                    "code": { "type": "string", "enum": codes },
                     "message": { "type": "string" }
                 },
                 "required": ["code", "message"]
