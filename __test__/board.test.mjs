@@ -201,9 +201,28 @@ describe('context_board through the MCP server', () => {
     assert.match(tool.description, /get_board/)
     assert.match(tool.description, /[Ss]ubagents may read/)
     assert.deepEqual(tool.inputSchema.properties.command.enum, ['get_board', 'get', 'add', 'prune'])
-    assert.deepEqual(tool.inputSchema.required.sort(), ['command', 'cwd'])
+    assert.deepEqual([...tool.inputSchema.required].sort(), ['command', 'cwd'])
     assert.equal(tool.annotations.readOnlyHint, false)
     assert.equal(tool.annotations.destructiveHint, true)
+    // The core's board schema, with the caller's fields added (cwd required).
+    const { properties, required, ...rest } = tool.inputSchema
+    const { properties: coreProperties, required: coreRequired, ...coreRest } = addon.contextBoardTool().inputSchema
+    assert.deepEqual(rest, coreRest)
+    assert.deepEqual(required, ['cwd', ...coreRequired])
+    for (const [field, schema] of Object.entries(coreProperties))
+      assert.deepEqual(properties[field], schema, `${field} is the core's`)
+    assert.ok(properties.cwd && properties.sessionId, "the caller's fields are added")
+  })
+
+  test("a misspelt or mistyped field gets the core's INVALID_INPUT naming it", async () => {
+    const typo = await call({ command: 'add', name: 'x-1', descripton: 'd', context: 'c' })
+    assert.equal(typo.isError, true)
+    assert.match(text(typo), /^INVALID_INPUT: unknown field "descripton"; did you mean "description"/)
+    const mistyped = await call({ command: 'get', name: 3 })
+    assert.match(text(mistyped), /^INVALID_INPUT: name: /)
+    const noCwd = await client.callTool({ name: 'context_board', arguments: { command: 'get_board' } })
+    assert.match(text(noCwd), /^INVALID_INPUT: cwd: required/)
+    assert.doesNotMatch(text(await call({ command: 'get_board' })), /x-1/, 'nothing was added')
   })
 
   test('add, then get returns the content and increments read_count', async () => {
@@ -321,7 +340,8 @@ describe('context_board in the Copilot CLI extension', () => {
     assert.ok(tool, 'context_board is registered')
     assert.notEqual(tool.skipPermission, true)
     assert.equal(tool.overridesBuiltInTool, true, "Copilot CLI's own context_board would answer instead")
-    assert.deepEqual(tool.parameters.toJSONSchema().required, ['command'])
+    assert.deepEqual(tool.parameters, addon.contextBoardTool().inputSchema, "the core's JSON Schema")
+    assert.deepEqual(tool.parameters.required, ['command'])
   })
 
   test('the main agent adds and reads; a subagent reads but cannot write', async () => {

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
+import { addon } from './helpers.mjs'
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SERVER = join(ROOT, 'adapters/shared/mcp-server.mjs')
 const RUNNER = join(ROOT, 'adapters/shared/hook-runner.mjs')
@@ -130,18 +132,52 @@ test('tools/list: four described goal tools, each requiring sessionId and cwd', 
   assert.ok(open.properties.replace && open.properties.tokenBudget)
 })
 
-test('a missing sessionId or cwd is a validation error', async () => {
-  for (const [name, args, missing] of [
+test("a missing or mistyped sessionId or cwd is the core's INVALID_INPUT naming it", async () => {
+  for (const [name, args, field] of [
     ['goal_system_status', { cwd }, 'sessionId'],
     ['goal_system_status', { sessionId: 'mcp-x' }, 'cwd'],
     ['goal_system_open', { cwd, objective: 'x' }, 'sessionId'],
     ['goal_system_update', { sessionId: 'mcp-x', doneSoFar: ['y'] }, 'cwd'],
     ['goal_system_close', { sessionId: 'mcp-x', status: 'cancelled', reason: 'z' }, 'cwd'],
+    ['goal_system_status', { sessionId: 42, cwd }, 'sessionId'],
   ]) {
     const r = await call(name, args)
-    assert.equal(r.isError, true, `${name} without ${missing}`)
-    assert.match(text(r), /validation/i)
-    assert.match(text(r), new RegExp(missing))
+    assert.equal(r.isError, true, `${name} without ${field}`)
+    assert.equal(r.structuredContent.error.code, 'INVALID_INPUT')
+    assert.match(text(r), new RegExp(`^INVALID_INPUT: ${field}:`))
+  }
+})
+
+test("a misspelt or mistyped field is the core's INVALID_INPUT naming it, and nothing is written", async () => {
+  const s = 'mcp-typo'
+  userGoal(s, 'typo objective')
+  const before = readGoal(s)
+  const typo = await call('goal_system_update', { sessionId: s, cwd, doneSoFat: ['x'] })
+  assert.equal(typo.structuredContent.error.code, 'INVALID_INPUT')
+  assert.match(text(typo), /unknown field "doneSoFat"; did you mean "doneSoFar"/)
+  const mistyped = await call('goal_system_update', { sessionId: s, cwd, doneSoFar: [1] })
+  assert.equal(mistyped.structuredContent.error.code, 'INVALID_INPUT')
+  assert.match(text(mistyped), /^INVALID_INPUT: doneSoFar: /)
+  const statusField = await call('goal_system_status', { sessionId: s, cwd, verbose: true })
+  assert.equal(statusField.structuredContent.error.code, 'INVALID_INPUT')
+  assert.match(text(statusField), /unknown field "verbose"/)
+  assert.deepEqual(readGoal(s).doneSoFar, before.doneSoFar)
+  const unknownTool = await call('goal_system_explode', { sessionId: s, cwd })
+  assert.equal(unknownTool.isError, true)
+  assert.match(text(unknownTool), /^INVALID_INPUT: no tool named "goal_system_explode"/)
+})
+
+test("tools/list is the core's MCP definitions, verbatim but for the addon function", async () => {
+  const { tools } = await client.listTools()
+  const core = addon.mcpToolDefinitions()
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    core.map((d) => d.name),
+  )
+  for (const [i, tool] of tools.entries()) {
+    const { operation, ...def } = core[i]
+    assert.ok(operation, `${def.name} names its addon function`)
+    assert.deepEqual(tool, def)
   }
 })
 
@@ -364,4 +400,32 @@ test('outputSchema types the goal record from the Rust record, and results match
   })
   assert.equal(r.isError, undefined, text(r))
   assert.equal(r.structuredContent.goal.completionStatus, 'active')
+})
+
+test('without the addon the tools are still listed, and each call says why it fails', async () => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER],
+    // The addon's loader takes this path first and fails on it.
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, NAPI_RS_NATIVE_LIBRARY_PATH: join(base, 'missing.node') },
+    stderr: 'pipe',
+  })
+  let log = ''
+  transport.stderr.on('data', (d) => (log += d))
+  const bare = new Client({ name: 'goal-system-test', version: '1.0.0' })
+  await bare.connect(transport)
+  try {
+    const { tools } = await bare.listTools()
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      addon.mcpToolDefinitions().map((d) => d.name),
+      'from schema/mcp-tools.json',
+    )
+    const r = await bare.callTool({ name: 'goal_system_status', arguments: { sessionId: 'mcp-bare', cwd } })
+    assert.equal(r.isError, true)
+    assert.equal(r.structuredContent.error.code, 'ADDON_UNAVAILABLE')
+    assert.match(log, /addon failed to load/)
+  } finally {
+    await bare.close()
+  }
 })

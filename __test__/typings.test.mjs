@@ -51,6 +51,7 @@ test('the JS adapters pass @ts-check against the typed index.d.ts', () => {
   const files = [
     'adapters/copilot-cli/extension.mjs',
     'adapters/shared/mcp-server.mjs',
+    'adapters/shared/mcp-stdio.mjs',
     'adapters/shared/hook-runner.mjs',
     'adapters/shared/goal-tools.mjs',
     'adapters/shared/tool-definitions.mjs',

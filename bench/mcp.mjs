@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Round trip of the Goal System MCP tools over stdio, one client session.
-// node bench/mcp.mjs [N=200]
-// Spawns adapters/shared/mcp-server.mjs with the SDK client, opens a goal,
+// node bench/mcp.mjs [N=200] [server.mjs]
+// Spawns adapters/shared/mcp-server.mjs (or the server given) with the SDK client, opens a goal,
 // then times N calls each of goal_system_status and goal_system_update
 // (interleaved), and the same addon calls made in-process for comparison.
 // Prints median and p95 per case. A plain script: it asserts nothing about time.
@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.argv[2]) || 200
+const SERVER = process.argv[3] ?? join(ROOT, 'adapters/shared/mcp-server.mjs')
 
 // State root one level down: the store's session-local copy goes to its parent.
 const base = mkdtempSync(join(tmpdir(), 'goal-bench-mcp-'))
@@ -27,7 +28,7 @@ const client = new Client({ name: 'goal-system-bench', version: '1.0.0' })
 await client.connect(
   new StdioClientTransport({
     command: process.execPath,
-    args: [join(ROOT, 'adapters/shared/mcp-server.mjs')],
+    args: [SERVER],
     env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
     stderr: 'ignore',
   }),
@@ -40,11 +41,13 @@ const call = async (name, args) => {
   const r = await client.callTool({ name, arguments: { sessionId, cwd, ...args } })
   if (r.isError) throw new Error(`${name}: ${r.content[0].text}`)
 }
+// Only the user opens a goal (their /goal); the model then continues it.
+const addon = createRequire(import.meta.url)('../index.js')
+await addon.openGoal({ sessionId, cwd, stateRoot, role: 'user' }, { objective: 'benchmark the MCP server' })
 await call('goal_system_open', { objective: 'benchmark the MCP server', requirements: ['R1: fast enough'] })
 
-const addon = createRequire(import.meta.url)('../index.js')
 const caller = { sessionId: 'bench-direct', cwd, stateRoot }
-await addon.openGoal(caller, { objective: 'benchmark the addon' })
+await addon.openGoal({ ...caller, role: 'user' }, { objective: 'benchmark the addon' })
 
 const cases = {
   'mcp goal_system_status': () => call('goal_system_status', {}),

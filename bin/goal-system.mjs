@@ -40,6 +40,13 @@ async function main(argv) {
     } catch {}
     return 0
   }
+  if (cmd === 'mcp' && !rest.includes('--help') && !rest.includes('-h')) {
+    // The MCP server on stdio (the host plugins start it this way), before
+    // anything else loads: a host waits for it.
+    context.command = cmd
+    await import('../adapters/shared/mcp-server.mjs')
+    return undefined
+  }
   const help = await import('../cli/cli-help.mjs')
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     if (cmd === 'help' && rest[0] && COMMANDS.includes(rest[0])) return main([rest[0], '--help'])
@@ -58,13 +65,8 @@ async function main(argv) {
   }
   context.command = cmd
   if (cmd === 'mcp') {
-    // The MCP server on stdio (the host plugins start it this way).
-    if (rest.includes('--help') || rest.includes('-h')) {
-      io.out(help.MCP_HELP)
-      return 0
-    }
-    await import('../adapters/shared/mcp-server.mjs')
-    return undefined
+    io.out(help.MCP_HELP)
+    return 0
   }
   if (cmd === 'install' || cmd === 'uninstall') {
     const { runInstallCommand } = await import('../cli/cli-install.mjs')

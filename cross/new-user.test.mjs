@@ -62,6 +62,7 @@ test('the tarball holds only what a user needs', () => {
     'bin/goal-system.mjs',
     'adapters/copilot-cli/hooks/hooks.json',
     'adapters/shared/hook-runner.mjs',
+    'adapters/shared/mcp-server.bundle.mjs',
     'LICENSE',
   ]) {
     assert.ok(files.includes(f), `${f} is packed`)

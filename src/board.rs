@@ -128,7 +128,10 @@ impl Task for BoardTask {
 /// context }` or `{ command: "prune", name }`. Rejects with an Error whose
 /// `.code` names the problem (`INVALID_INPUT`, `LIMIT_EXCEEDED` when full,
 /// `NOT_FOUND`, `FORBIDDEN`, `SUBAGENT`).
-#[napi(ts_return_type = "Promise<BoardResult>")]
+#[napi(
+    ts_args_type = "caller: BoardCaller, request?: BoardRequest | null",
+    ts_return_type = "Promise<BoardResult>"
+)]
 pub fn context_board(caller: BoardCaller, request: Option<Value>) -> AsyncTask<BoardTask> {
     AsyncTask::new(BoardTask {
         caller,
@@ -137,7 +140,7 @@ pub fn context_board(caller: BoardCaller, request: Option<Value>) -> AsyncTask<B
 }
 
 /// Synchronous `contextBoard`.
-#[napi]
+#[napi(ts_args_type = "caller: BoardCaller, request?: BoardRequest | null")]
 pub fn context_board_sync(
     env: Env,
     caller: BoardCaller,
@@ -146,18 +149,10 @@ pub fn context_board_sync(
     run(&caller, &request.unwrap_or(Value::Null)).map_err(|e| to_js(&env, e))
 }
 
-/// The tool's name and model-facing description, the same for every host.
-#[napi(object)]
-pub struct BoardToolInfo {
-    pub name: String,
-    pub description: String,
-}
-
-/// The `context_board` tool's name and description.
-#[napi]
-pub fn context_board_tool() -> BoardToolInfo {
-    BoardToolInfo {
-        name: board::TOOL_NAME.to_string(),
-        description: board::tool_description(),
-    }
+/// The `context_board` tool as every adapter declares it: name, title,
+/// description (limits included), the input JSON Schema of the typed board
+/// request, annotations, and `operation: "contextBoard"`.
+#[napi(ts_return_type = "ToolDefinition")]
+pub fn context_board_tool() -> Value {
+    serde_json::to_value(goal_core::schema::board_tool_definition()).unwrap_or_default()
 }

@@ -5,6 +5,7 @@
 use goal_core::authority::Role;
 use goal_core::gate::Unmet;
 use goal_core::goals::{self, Caller};
+use goal_core::request::{self, StatusRequest};
 use goal_core::store::Store;
 use goal_core::GoalError;
 use napi::bindgen_prelude::*;
@@ -145,7 +146,8 @@ fn do_open(p: &Prepared, req: &Value) -> std::result::Result<OpenResult, GoalErr
     })
 }
 
-fn do_status(p: &Prepared, _req: &Value) -> std::result::Result<StatusResult, GoalError> {
+fn do_status(p: &Prepared, req: &Value) -> std::result::Result<StatusResult, GoalError> {
+    request::parse::<StatusRequest>("goal_system_status", req)?;
     let store = p.store.as_ref().map_err(Clone::clone)?;
     let r = goals::status(store, &p.caller)?;
     Ok(StatusResult {
@@ -246,16 +248,27 @@ pub fn open_goal_sync(env: Env, caller: GoalCaller, request: Option<Value>) -> R
 }
 
 /// The session's goal with its unmet completion conditions, drift and (in
-/// Copilot CLI) the host's autopilot objective. Never changes state.
-#[napi(ts_return_type = "Promise<StatusResult>")]
-pub fn goal_status(caller: GoalCaller) -> AsyncTask<StatusTask> {
-    StatusTask::new(caller, None)
+/// Copilot CLI) the host's autopilot objective. Never changes state. It takes
+/// no field: a request naming one is refused (`INVALID_INPUT` naming it).
+#[napi(
+    ts_args_type = "caller: GoalCaller, request?: Record<string, never> | null",
+    ts_return_type = "Promise<StatusResult>"
+)]
+pub fn goal_status(caller: GoalCaller, request: Option<Value>) -> AsyncTask<StatusTask> {
+    StatusTask::new(caller, request)
 }
 
 /// Synchronous `goalStatus`.
-#[napi]
-pub fn goal_status_sync(env: Env, caller: GoalCaller) -> Result<StatusResult> {
-    sync(&env, do_status(&prepare(caller), &Value::Null))
+#[napi(ts_args_type = "caller: GoalCaller, request?: Record<string, never> | null")]
+pub fn goal_status_sync(
+    env: Env,
+    caller: GoalCaller,
+    request: Option<Value>,
+) -> Result<StatusResult> {
+    sync(
+        &env,
+        do_status(&prepare(caller), &request.unwrap_or(Value::Null)),
+    )
 }
 
 /// Record progress and evidence. Durable lists (requirements, doneSoFar,

@@ -6,6 +6,7 @@ pub mod board;
 pub mod error;
 pub mod goal;
 pub mod hooks;
+pub mod mcp;
 pub mod progress;
 pub mod redact;
 pub mod store;

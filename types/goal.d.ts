@@ -12,6 +12,20 @@ export interface Annotations {
   title: string
 }
 
+/** `context_board`: one command on the board of this repository and branch. */
+export interface BoardRequest {
+  /** get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one. */
+  command: "get_board" | "get" | "add" | "prune"
+  /** add: the full reusable content (one fact, recipe or trap per item). */
+  context?: string | null
+  /** add: a one-line summary shown in the board. */
+  description?: string | null
+  /** get, add, prune: the item's short kebab-case name. */
+  name?: string | null
+  /** get: whose item (as listed in the board). */
+  src?: Src | null
+}
+
 /**
  * Optional budgets and the goal's usage, after Codex's goals. Budgets are set
  * only by the user; usage is accounted by `goals::account_usage` from what
@@ -180,6 +194,18 @@ export interface LastVerification {
   seq: number
 }
 
+/**
+ * Who calls a tool over MCP, where no host says it: the main session as the
+ * hooks show it in the chat context. The MCP tools take these beside their
+ * own fields.
+ */
+export interface McpCaller {
+  /** The session working directory shown in the [goal-system] hook context ("cwd ..."), absolute. */
+  cwd: string
+  /** The main session id shown in the [goal-system] hook context ("sessionId ..."). Never invent one. */
+  sessionId?: string | null
+}
+
 /** `goal_system_open`: open (or continue) the session's goal. */
 export interface OpenRequest {
   /** Current blockers. Replaces the whole list when given (pass [] to clear it on purpose). */
@@ -246,6 +272,9 @@ export interface PromptSource {
 /** How a discovered issue evolved. */
 export type ResolutionStatus = "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
 
+/** Who wrote an item. */
+export type Src = "agent" | "user"
+
 /** A goal's lifecycle status. */
 export type Status = "draft" | "active" | "blocked" | "paused" | "budget_limited" | "complete" | "cancelled"
 
@@ -264,15 +293,16 @@ export interface StopGuard {
   totalBlocked: number
 }
 
-/** One goal tool as every adapter declares it. */
+/** One tool as every adapter declares it. */
 export interface ToolDefinition {
   annotations: Annotations
   description: string
   inputSchema: unknown
   name: string
-  /** The addon function that serves it (`openGoal`, ...). */
+  /** The addon function that serves it (`openGoal`, ..., `contextBoard`). */
   operation: string
-  outputSchema: unknown
+  /** The goal tools' results (`structuredContent`); the board answers in text. */
+  outputSchema?: unknown
   title: string
 }
 

@@ -6,9 +6,8 @@ import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { z } from 'zod'
 
-import { boardShape, boardText, callTool, isRefusal, resultText, toolDefinitions } from '../shared/goal-tools.mjs'
+import { callTool, isRefusal, resultText, toolDefinitions } from '../shared/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const addon = require('../../index.js')
@@ -76,11 +75,12 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
  * until the user allows the tool for the session). Subagents may only read.
  */
 export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
-  const info = addon.contextBoardTool()
+  // Name, description and JSON-Schema parameters are the core's, as for the goal tools.
+  const { name, description, inputSchema } = addon.contextBoardTool()
   return {
-    name: info.name,
-    description: info.description,
-    parameters: z.object(boardShape),
+    name,
+    description,
+    parameters: inputSchema,
     // Copilot CLI 1.0.102 has a built-in context_board of its own (seed 002), which answers
     // "configuration is not available" unless the host's subconscious feature is on; a
     // clashing name without this flag is an error per the SDK. Ours is the one that works.
@@ -92,9 +92,9 @@ export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () =
         subagent: looksLikeSubagent(invocation, mainSessionId()),
       }
       try {
-        return boardText(await addon.contextBoard(caller, args ?? {}))
+        return resultText(await addon.contextBoard(caller, args ?? {}))
       } catch (err) {
-        return failure(`${info.name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
+        return failure(`${name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
       }
     },
   }

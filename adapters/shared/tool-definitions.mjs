@@ -1,7 +1,6 @@
 // @ts-check
-// The goal tools' definitions, generated from the core's typed requests. Kept
-// apart from goal-tools.mjs so the command reads its field flags without
-// loading zod.
+// The goal tools' definitions, generated from the core's typed requests. The
+// command reads its field flags and tool names here, from the generated copy.
 import { readFileSync } from 'node:fs'
 
 /** @typedef {import('../../index.js').ToolDefinition} ToolDefinition */

@@ -15,14 +15,16 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::clock::now_iso;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::{Goal, Status};
 use crate::redact;
+use crate::request;
 use crate::store::{normalize_cwd, validate_cwd, Store};
 
 /// The tool's name, for every host.
@@ -230,7 +232,7 @@ pub fn normalize_remote(url: &str) -> String {
 // ---------------------------------------------------------------------------
 
 /// Who wrote an item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Src {
     Agent,
@@ -410,21 +412,47 @@ pub enum Command {
     },
 }
 
-fn text_field(obj: &Map<String, Value>, keys: &[&str]) -> Result<Option<String>> {
-    for key in keys {
-        match obj.get(*key) {
-            None | Some(Value::Null) => continue,
-            Some(Value::String(s)) => return Ok(Some(s.clone())),
-            Some(_) => return Err(GoalError::invalid(format!("{key}: expected a string"))),
-        }
-    }
-    Ok(None)
+/// The commands, as the tool's schema lists them (`list` and `show` are
+/// accepted too, as the command line spells them).
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum CommandName {
+    GetBoard,
+    Get,
+    Add,
+    Prune,
 }
 
-fn required(obj: &Map<String, Value>, keys: &[&str], command: &str) -> Result<String> {
-    text_field(obj, keys)?
+// Each field's doc comment is its description in the tool's schema.
+/// `context_board`: one command on the board of this repository and branch.
+#[derive(Deserialize, JsonSchema, Debug, Clone, Default, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BoardRequest {
+    // Absent, it lists; the schema asks for it so that a model says what it means.
+    /// get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one.
+    #[schemars(required, with = "CommandName")]
+    pub command: Option<String>,
+    /// get: whose item (as listed in the board).
+    #[serde(default)]
+    #[schemars(with = "Option<Src>")]
+    pub src: Option<String>,
+    /// get, add, prune: the item's short kebab-case name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// add: a one-line summary shown in the board.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// add: the full reusable content (one fact, recipe or trap per item).
+    #[serde(default, alias = "content")]
+    pub context: Option<String>,
+}
+
+/// A field a command needs: present and not blank.
+fn required(value: Option<String>, field: &str, command: &str) -> Result<String> {
+    value
         .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| GoalError::invalid(format!("{}: required by {command}", keys[0])))
+        .ok_or_else(|| GoalError::invalid(format!("{field}: required by {command}")))
 }
 
 /// A short kebab-case id: lowercase letters and digits in dash-separated words.
@@ -446,23 +474,19 @@ pub fn validate_name(name: &str) -> Result<()> {
     }
 }
 
-/// Read a request: every string is redacted first, then checked.
+/// Read a request: every string is redacted first, then the typed parse
+/// names an unknown or mistyped field, then each command's fields are checked.
 pub fn parse(request: &Value) -> Result<Command> {
     let mut request = request.clone();
     redact::redact_value(&mut request);
-    let empty = Map::new();
-    let obj = match &request {
-        Value::Object(obj) => obj,
-        Value::Null => &empty,
-        _ => return Err(GoalError::invalid("context_board: expected an object")),
-    };
-    let command = text_field(obj, &["command"])?.unwrap_or_else(|| "get_board".into());
+    let req: BoardRequest = request::parse(TOOL_NAME, &request)?;
+    let command = req.command.unwrap_or_else(|| "get_board".into());
     match command.trim() {
         "get_board" | "list" => Ok(Command::GetBoard),
         "get" | "show" => {
-            let name = required(obj, &["name"], "get")?.trim().to_string();
+            let name = required(req.name, "name", "get")?.trim().to_string();
             validate_name(&name)?;
-            let src = match text_field(obj, &["src"])?.as_deref().map(str::trim) {
+            let src = match req.src.as_deref().map(str::trim) {
                 None | Some("") => None,
                 Some("agent") => Some(Src::Agent),
                 Some("user") => Some(Src::User),
@@ -476,9 +500,9 @@ pub fn parse(request: &Value) -> Result<Command> {
             Ok(Command::Get { src, name })
         }
         "add" => {
-            let name = required(obj, &["name"], "add")?.trim().to_string();
+            let name = required(req.name, "name", "add")?.trim().to_string();
             validate_name(&name)?;
-            let description = required(obj, &["description"], "add")?
+            let description = required(req.description, "description", "add")?
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ");
@@ -488,9 +512,7 @@ pub fn parse(request: &Value) -> Result<Command> {
                     format!("description: one line of at most {MAX_DESCRIPTION_CHARS} characters"),
                 ));
             }
-            let content = required(obj, &["context", "content"], "add")?
-                .trim()
-                .to_string();
+            let content = required(req.context, "context", "add")?.trim().to_string();
             if content.chars().count() > MAX_CONTENT_CHARS {
                 return Err(GoalError::new(
                     ErrorCode::LimitExceeded,
@@ -504,7 +526,7 @@ pub fn parse(request: &Value) -> Result<Command> {
             })
         }
         "prune" => {
-            let name = required(obj, &["name"], "prune")?.trim().to_string();
+            let name = required(req.name, "name", "prune")?.trim().to_string();
             validate_name(&name)?;
             Ok(Command::Prune { name })
         }
@@ -1128,6 +1150,30 @@ mod tests {
                 content: "c".into()
             }
         );
+    }
+
+    #[test]
+    fn an_unknown_or_mistyped_field_is_refused_naming_it() {
+        let err = parse(&json!({"command": "add", "names": "x"})).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(
+            err.message.contains("unknown field \"names\"")
+                && err.message.contains("did you mean \"name\""),
+            "{}",
+            err.message
+        );
+        let err = parse(&json!({"command": "get", "name": 7})).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.starts_with("name:"), "{}", err.message);
+        let caller_keys_pass = parse(&json!({"sessionId": "s", "cwd": "/w", "command": "list"}));
+        assert_eq!(caller_keys_pass.unwrap(), Command::GetBoard);
+    }
+
+    #[test]
+    fn a_secret_in_a_rejected_field_is_redacted_in_the_error() {
+        let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0".repeat(2));
+        let err = parse(&json!({"command": "get", "name": format!("x {token}")})).unwrap_err();
+        assert!(!err.message.contains(&token), "{}", err.message);
     }
 
     #[test]

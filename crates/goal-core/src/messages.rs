@@ -418,6 +418,11 @@ pub fn gate_text() -> String {
     )
 }
 
+/// Appended to the goal tools' descriptions in the MCP server, whose hosts
+/// do not say which session calls.
+pub const MCP_OWNERSHIP: &str = "Only the main chat session owns its goal: pass the sessionId and cwd that the [goal-system] hook context shows. \
+Subagents must never call this tool; the main session verifies a subagent's output before recording it.";
+
 /// The description of a goal tool as the model sees it (the main session
 /// only; subagents must not call them). Thresholds come from `drift`.
 pub fn tool_description(name: &str) -> String {

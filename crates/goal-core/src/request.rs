@@ -357,8 +357,68 @@ impl OpenRequest {
     }
 }
 
+/// `goal_system_status`: read the session's goal; it takes no field.
+#[derive(Deserialize, JsonSchema, Debug, Clone, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {}
+
+/// Who calls a tool over MCP, where no host says it: the main session as the
+/// hooks show it in the chat context. The MCP tools take these beside their
+/// own fields.
+#[derive(Deserialize, JsonSchema, Debug, Clone, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct McpCaller {
+    /// The main session id shown in the [goal-system] hook context ("sessionId ..."). Never invent one.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The session working directory shown in the [goal-system] hook context ("cwd ..."), absolute.
+    #[schemars(required)]
+    pub cwd: Option<String>,
+}
+
 /// Keys that identify the caller; adapters may pass them inside the request.
+/// A test holds them to [`McpCaller`]'s fields.
 const CALLER_KEYS: [&str; 2] = ["sessionId", "cwd"];
+
+/// Read the caller from an MCP tool call's arguments (the other fields are the
+/// request's, checked by its own parse). `required` names the caller fields
+/// the tool needs; each must be a non-blank string. Errors are INVALID_INPUT
+/// naming the field.
+pub fn parse_caller(args: &Value, required: &[&str]) -> Result<McpCaller> {
+    let empty = Map::new();
+    let obj = match args {
+        Value::Null => &empty,
+        Value::Object(map) => map,
+        other => {
+            return Err(GoalError::invalid(format!(
+                "arguments: expected an object of fields, got {}",
+                type_name(other)
+            )))
+        }
+    };
+    let mut caller = Map::new();
+    for key in field_names::<McpCaller>() {
+        match obj.get(*key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if !s.trim().is_empty() => {
+                caller.insert((*key).to_string(), Value::String(s.clone()));
+            }
+            Some(Value::String(_)) => {}
+            Some(other) => {
+                return Err(GoalError::invalid(format!(
+                    "{key}: expected a string, got {}",
+                    type_name(other)
+                )))
+            }
+        }
+        if required.contains(key) && !caller.contains_key(*key) {
+            return Err(GoalError::invalid(format!(
+                "{key}: required, as the [goal-system] hook context shows it (\"{key} ...\")"
+            )));
+        }
+    }
+    serde_json::from_value(Value::Object(caller)).map_err(|e| GoalError::invalid(e.to_string()))
+}
 
 /// Parse a request object into its typed form. `null` is an empty request.
 /// Errors are INVALID_INPUT naming the field: an unknown field with the
@@ -385,10 +445,14 @@ pub fn parse<T: DeserializeOwned + Default>(op: &str, value: &Value) -> Result<T
                 Some(name) => format!("did you mean \"{name}\"? "),
                 None => String::new(),
             };
+            let known = if known.is_empty() {
+                "it takes no field".to_string()
+            } else {
+                format!("known fields: {}", known.join(", "))
+            };
             return Err(GoalError::invalid(format!(
-                "unknown field \"{}\"; {hint}known fields: {}",
+                "unknown field \"{}\"; {hint}{known}",
                 redact::truncate(key, 60),
-                known.join(", ")
             )));
         }
     }
@@ -565,6 +629,45 @@ mod tests {
         let req: CloseRequest =
             parse("close", &json!({"status": "blocked", "statusReason": "r"})).unwrap();
         assert_eq!(req.reason.as_deref(), Some("r"), "the alias is accepted");
+    }
+
+    #[test]
+    fn the_mcp_caller_is_read_and_a_missing_or_mistyped_field_is_named() {
+        let args = json!({"sessionId": "s1", "cwd": "/w", "doneSoFar": ["x"]});
+        let caller = parse_caller(&args, &["sessionId", "cwd"]).unwrap();
+        assert_eq!(caller.session_id.as_deref(), Some("s1"));
+        assert_eq!(caller.cwd.as_deref(), Some("/w"));
+        for (args, field) in [
+            (json!({"cwd": "/w"}), "sessionId"),
+            (json!({"sessionId": "s1", "cwd": "  "}), "cwd"),
+            (json!({"sessionId": 5, "cwd": "/w"}), "sessionId"),
+            (json!(null), "sessionId"),
+        ] {
+            let err = parse_caller(&args, &["sessionId", "cwd"]).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidInput);
+            assert!(err.message.starts_with(field), "{field}: {}", err.message);
+        }
+        let board = parse_caller(&json!({"cwd": "/w"}), &["cwd"]).unwrap();
+        assert_eq!(
+            board.session_id, None,
+            "the board does not need the session"
+        );
+    }
+
+    #[test]
+    fn the_caller_keys_are_the_mcp_callers_fields() {
+        assert_eq!(field_names::<McpCaller>(), CALLER_KEYS);
+    }
+
+    #[test]
+    fn status_takes_no_field() {
+        assert!(parse::<StatusRequest>("status", &json!({"sessionId": "s", "cwd": "/"})).is_ok());
+        let err = parse::<StatusRequest>("status", &json!({"verbose": true})).unwrap_err();
+        assert!(
+            err.message.contains("unknown field \"verbose\""),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
