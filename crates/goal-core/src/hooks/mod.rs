@@ -198,7 +198,7 @@ pub fn decide(
     };
     if matches!(event, Event::SessionStart | Event::UserPrompt) {
         // A goal opened (or first met) here starts counting from now.
-        account_with(store, host, &caller, &payload, 0, true);
+        account_baseline(store, host, &caller, &payload);
     }
     let mut warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
     for report in store.take_tamper_reports() {
@@ -278,35 +278,27 @@ fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::u
     }
 }
 
-/// Account the host's usage; never fails the hook (a fault is only noted).
-pub(super) fn account(
+/// What the hook saw of the host's usage: its source, `turns` model turns
+/// ended, and whether a new source starts at its present end (a prompt).
+pub(super) fn usage_report(
     store: &Store,
     host: Host,
-    caller: &Caller,
-    payload: &Payload,
-    turns: u64,
-) -> crate::goals::Accounted {
-    account_with(store, host, caller, payload, turns, false)
-}
-
-fn account_with(
-    store: &Store,
-    host: Host,
-    caller: &Caller,
     payload: &Payload,
     turns: u64,
     baseline: bool,
-) -> crate::goals::Accounted {
-    let report = crate::goals::UsageReport {
+) -> crate::goals::UsageReport {
+    crate::goals::UsageReport {
         source: usage_source(store, host, payload),
         turns,
         baseline,
-    };
-    match crate::goals::account_usage(store, caller, &report) {
-        Ok(accounted) => accounted,
-        Err(e) => {
-            note_warnings(vec![format!("usage not accounted: {e}")]);
-            crate::goals::Accounted::default()
-        }
+    }
+}
+
+/// Account the host's usage at a prompt (a new source starts counting from
+/// now); never fails the hook (a fault is only noted).
+fn account_baseline(store: &Store, host: Host, caller: &Caller, payload: &Payload) {
+    let report = usage_report(store, host, payload, 0, true);
+    if let Err(e) = crate::goals::account_usage(store, caller, &report) {
+        note_warnings(vec![format!("usage not accounted: {e}")]);
     }
 }
