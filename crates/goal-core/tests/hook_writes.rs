@@ -71,7 +71,7 @@ fn every_hook_event_writes_the_goal_at_most_once_and_not_at_all_when_nothing_cha
     // New tokens and a counted call: accounted and recorded in one write.
     host_tokens(&base, 1500);
     let (_, cost) = hook(&base, "postToolUse", post_tool("bash", "cargo test"));
-    assert_eq!(cost.renames, ONE_WRITE, "{cost:?}");
+    assert_eq!((cost.renames, cost.fsyncs), (ONE_WRITE, 2), "{cost:?}");
     let goal = store.peek_session(SESSION).unwrap();
     assert_eq!(goal.budget.tokens_used, 1500);
     assert_eq!(goal.tool_history.verifications, 1);
