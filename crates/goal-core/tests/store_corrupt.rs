@@ -249,11 +249,14 @@ fn after_a_power_loss_the_copies_written_without_fsync_may_be_old_or_torn_and_th
     let store = store_in(&dir);
     let root = store.config.root.clone();
     let by_session = root.join("by-session").join("s1.json");
-    let by_cwd = root.join("by-cwd-session").join(format!(
-        "{}--s1.json",
-        goal_core::store::cwd_hash(CWD)
-    ));
-    let local = store.config.session_state.join("s1").join("goal-state.json");
+    let by_cwd = root
+        .join("by-cwd-session")
+        .join(format!("{}--s1.json", goal_core::store::cwd_hash(CWD)));
+    let local = store
+        .config
+        .session_state
+        .join("s1")
+        .join("goal-state.json");
     store.save(&goal("goal-p")).unwrap();
     let old = fs::read(&by_cwd).unwrap();
     store
