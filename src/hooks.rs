@@ -89,7 +89,7 @@ pub fn command_role(stdin_is_tty: bool, env_names: Vec<String>) -> String {
 #[napi]
 pub fn host_role(host: String, stdin: String) -> Option<String> {
     let h = Host::parse(&host)?;
-    match hosts::resolve(h, &stdin) {
+    match hosts::resolve(h, hooks::parse_stdin(&stdin).ok().as_ref()) {
         Role::Decide(h) => Some(hosts::host_name(h).to_string()),
         Role::StandDown => None,
     }

@@ -1,5 +1,6 @@
 //! Cost of the durable store's hot paths, in a temporary folder:
-//! one `modify` (lock, read three copies, write three copies with fsync) and
+//! one `modify` (lock, read three copies, write three copies, the by-session
+//! one durably: see the store's module docs) and
 //! `goals_in_cwd` with 10,000 goals of other directories in the index.
 //!
 //! `cargo run --release -p goal-core --example bench_store [iterations]`
@@ -82,7 +83,7 @@ fn main() {
         "one durable update", one.fsyncs, one.renames
     );
     stats(
-        "modify (durable update, 3 copies + fsync)",
+        "modify (durable update, 3 copies, 2 fsyncs)",
         time(iterations, &mut update),
     );
     stats(

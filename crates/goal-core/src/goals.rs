@@ -597,46 +597,128 @@ pub fn stop_attempt(
             let Some(mut goal) = current.filter(|g| g.id == goal_id && g.is_working()) else {
                 return Ok((Change::None, Attempt::NotWorking));
             };
-            let guard = &mut goal.stop_guard;
-            // Only tool activity between two attempts counts as progress.
-            if guard.blocked_stops > 0 && goal.tool_history.seq == guard.seq_at_last_block {
-                guard.blocked_stops += 1;
-            } else {
-                guard.blocked_stops = 1;
-            }
-            guard.seq_at_last_block = goal.tool_history.seq;
-            guard.total_blocked += 1;
-            guard.since_prompt += 1;
-            let level = guard.blocked_stops;
-            let absolute = guard.since_prompt > MAX_STOPS_PER_PROMPT;
-            goal.updated_at = clock::now_iso();
-            if absolute {
-                tick_time(&mut goal, clock::now_ms());
-                goal.completion_status = Status::Blocked;
-                goal.status_reason = Some(messages::stop_bound_reason(MAX_STOPS_PER_PROMPT));
-                goal.stop_guard.blocked_stops = 0;
-                goal.stop_guard.since_prompt = 0;
-                return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
-            }
-            if level > MAX_BLOCKED_STOPS {
-                // The reason lives in statusReason only: it is the guard's, not a
-                // blocker of the work, so resuming (status active) clears it.
-                tick_time(&mut goal, clock::now_ms());
-                goal.completion_status = Status::Blocked;
-                goal.status_reason = Some(messages::loop_guard_reason(level));
-                goal.stop_guard.blocked_stops = 0;
-                return Ok((Change::Save(goal.clone()), Attempt::Released(goal)));
-            }
-            Ok((Change::Save(goal.clone()), Attempt::Held(goal)))
+            let attempt = count_attempt(&mut goal);
+            Ok((Change::Save(goal), attempt))
         })?;
-    if let Attempt::Released(g) = &attempt {
+    audit_release(store, &attempt);
+    Ok((attempt, warnings))
+}
+
+fn audit_release(store: &Store, attempt: &Attempt) {
+    if let Attempt::Released(g) = attempt {
         store.audit(
             "loop-guard",
             Some(g),
             "stop let through; goal blocked (resumable)",
         );
     }
-    Ok((attempt, warnings))
+}
+
+/// The loop guard's count of one stop attempt on a working goal; the goal is
+/// changed in place (always: at least the counters move).
+fn count_attempt(goal: &mut Goal) -> Attempt {
+    let guard = &mut goal.stop_guard;
+    // Only tool activity between two attempts counts as progress.
+    if guard.blocked_stops > 0 && goal.tool_history.seq == guard.seq_at_last_block {
+        guard.blocked_stops += 1;
+    } else {
+        guard.blocked_stops = 1;
+    }
+    guard.seq_at_last_block = goal.tool_history.seq;
+    guard.total_blocked += 1;
+    guard.since_prompt += 1;
+    let level = guard.blocked_stops;
+    let absolute = guard.since_prompt > MAX_STOPS_PER_PROMPT;
+    goal.updated_at = clock::now_iso();
+    if absolute {
+        tick_time(goal, clock::now_ms());
+        goal.completion_status = Status::Blocked;
+        goal.status_reason = Some(messages::stop_bound_reason(MAX_STOPS_PER_PROMPT));
+        goal.stop_guard.blocked_stops = 0;
+        goal.stop_guard.since_prompt = 0;
+        return Attempt::Released(goal.clone());
+    }
+    if level > MAX_BLOCKED_STOPS {
+        // The reason lives in statusReason only: it is the guard's, not a
+        // blocker of the work, so resuming (status active) clears it.
+        tick_time(goal, clock::now_ms());
+        goal.completion_status = Status::Blocked;
+        goal.status_reason = Some(messages::loop_guard_reason(level));
+        goal.stop_guard.blocked_stops = 0;
+        return Attempt::Released(goal.clone());
+    }
+    Attempt::Held(goal.clone())
+}
+
+/// What a stop did to the session's goal (see [`stop`]).
+pub enum Stopped {
+    /// No working goal: the stop goes through.
+    NotWorking,
+    /// The user interrupted: the working goal is paused now.
+    Paused(Goal),
+    /// The budget was crossed: the one steer to wrap up (the stop is held
+    /// once), with the goal as stored.
+    WrapUp(Accounted),
+    /// The loop guard counted the stop.
+    Attempt(Attempt),
+}
+
+/// A stop (the end of a model turn) in one locked read-modify-write: the
+/// turn and the host's usage accounted, then an interrupt pauses the working
+/// goal, a budget crossed now steers once to wrap up, and otherwise the loop
+/// guard counts the attempt. Returns the store's warnings too.
+pub fn stop(
+    store: &Store,
+    caller: &Caller,
+    usage: &UsageReport,
+    interrupted: bool,
+) -> Result<(Stopped, Vec<String>)> {
+    let now = clock::now_ms();
+    let (stopped, warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(Goal::is_open) else {
+                return Ok((Change::None, Stopped::NotWorking));
+            };
+            let accounted = account_in(&mut goal, caller, usage, now);
+            let elsewhere = !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd);
+            let changed = accounted.as_ref().is_some_and(|a| a.changed);
+            let save = |goal: Goal, stopped| {
+                let change = if changed {
+                    Change::Save(goal)
+                } else {
+                    Change::None
+                };
+                Ok((change, stopped))
+            };
+            if interrupted {
+                if elsewhere || !goal.is_working() {
+                    return save(goal, Stopped::NotWorking);
+                }
+                pause(&mut goal);
+                return Ok((Change::Save(goal.clone()), Stopped::Paused(goal)));
+            }
+            if let Some(wrap_up) = accounted.and_then(|a| a.wrap_up) {
+                let accounted = Accounted {
+                    goal: Some(goal.clone()),
+                    wrap_up: Some(wrap_up),
+                };
+                return Ok((Change::Save(goal), Stopped::WrapUp(accounted)));
+            }
+            if !goal.is_working() {
+                return save(goal, Stopped::NotWorking);
+            }
+            let attempt = count_attempt(&mut goal);
+            Ok((Change::Save(goal), Stopped::Attempt(attempt)))
+        })?;
+    match &stopped {
+        Stopped::Paused(g) => {
+            store.audit("pause", Some(g), messages::INTERRUPT_REASON);
+        }
+        Stopped::WrapUp(accounted) => audit_budget_limited(store, accounted),
+        Stopped::Attempt(attempt) => audit_release(store, attempt),
+        Stopped::NotWorking => {}
+    }
+    Ok((stopped, warnings))
 }
 
 /// Record the main session's tool calls of one post-tool event in the open
@@ -650,22 +732,60 @@ pub fn record_tool_calls(
     report: &Report,
     source: &str,
 ) -> Result<Vec<String>> {
-    let now = clock::now_ms();
-    let ((), warnings) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
-        let Some(mut goal) = current.filter(Goal::is_open) else {
-            return Ok((Change::None, ()));
-        };
-        let mut changed = false;
-        for call in calls {
-            changed |= record_tool(&mut goal, call, report, source, now);
-        }
-        if !changed {
-            return Ok((Change::None, ()));
-        }
-        settle_budget(&mut goal, now);
-        Ok((Change::Save(goal), ()))
-    })?;
+    let (_, warnings) = after_tool(
+        store,
+        caller,
+        calls,
+        report,
+        source,
+        &UsageReport::default(),
+    )?;
     Ok(warnings)
+}
+
+/// A post-tool event in one locked read-modify-write: the host's usage
+/// accounted (as [`account_usage`]) and the calls recorded (as
+/// [`record_tool_calls`]). Nothing is written when neither changed the goal
+/// (a goal tool, no new tokens). Returns what accounting did and the store's
+/// warnings.
+pub fn after_tool(
+    store: &Store,
+    caller: &Caller,
+    calls: &[ToolCall],
+    report: &Report,
+    source: &str,
+    usage: &UsageReport,
+) -> Result<(Accounted, Vec<String>)> {
+    let now = clock::now_ms();
+    let (accounted, warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(Goal::is_open) else {
+                return Ok((Change::None, Accounted::default()));
+            };
+            let usage = account_in(&mut goal, caller, usage, now);
+            let mut recorded = false;
+            for call in calls {
+                recorded |= record_tool(&mut goal, call, report, source, now);
+            }
+            if recorded {
+                settle_budget(&mut goal, now);
+            }
+            let changed = recorded || usage.as_ref().is_some_and(|u| u.changed);
+            let change = if changed {
+                Change::Save(goal.clone())
+            } else {
+                Change::None
+            };
+            Ok((
+                change,
+                Accounted {
+                    goal: Some(goal),
+                    wrap_up: usage.and_then(|u| u.wrap_up),
+                },
+            ))
+        })?;
+    audit_budget_limited(store, &accounted);
+    Ok((accounted, warnings))
 }
 
 fn call_key(call: &ToolCall) -> String {
@@ -834,34 +954,10 @@ pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Re
             let Some(mut goal) = current.filter(Goal::is_open) else {
                 return Ok((Change::None, Accounted::default()));
             };
-            if !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd) {
+            let Some(usage) = account_in(&mut goal, caller, report, now) else {
                 return Ok((Change::None, Accounted::default()));
-            }
-            let before = (goal.budget.clone(), goal.completion_status);
-            if let Some(source) = &report.source {
-                let key = source.key();
-                if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
-                    goal.budget.usage_sources.insert(key, source.baseline());
-                } else {
-                    let mark = goal.budget.usage_sources.entry(key).or_default();
-                    goal.budget.tokens_used += source.count(mark);
-                }
-            }
-            goal.budget.turns += report.turns;
-            settle_budget(&mut goal, now);
-            let wrap_up = (goal.completion_status == Status::BudgetLimited
-                && !goal.budget.wrap_up_sent)
-                .then(|| {
-                    goal.budget.wrap_up_sent = true;
-                    messages::budget_wrap_up(&goal)
-                });
-            // Time alone is saved with the next real change: the stretch's
-            // start is kept, so nothing is lost by waiting.
-            let mut compare = goal.budget.clone();
-            compare.time_used_ms = before.0.time_used_ms;
-            compare.active_since_ms = before.0.active_since_ms;
-            let changed = compare != before.0 || goal.completion_status != before.1;
-            let change = if changed {
+            };
+            let change = if usage.changed {
                 Change::Save(goal.clone())
             } else {
                 Change::None
@@ -870,10 +966,57 @@ pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Re
                 change,
                 Accounted {
                     goal: Some(goal),
-                    wrap_up,
+                    wrap_up: usage.wrap_up,
                 },
             ))
         })?;
+    audit_budget_limited(store, &accounted);
+    Ok(accounted)
+}
+
+/// What accounting changed on a goal in memory.
+struct Usage {
+    /// Worth a write: tokens, turns, sources or the status moved (time alone
+    /// is not: the stretch's start is kept, so it is saved with the next change).
+    changed: bool,
+    /// The one steer after the budget was crossed.
+    wrap_up: Option<String>,
+}
+
+/// Account `report` on an open goal in memory; `None` when the goal belongs
+/// to another directory (then it is left as it was).
+fn account_in(goal: &mut Goal, caller: &Caller, report: &UsageReport, now: u64) -> Option<Usage> {
+    if !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd) {
+        return None;
+    }
+    let before = (goal.budget.clone(), goal.completion_status);
+    if let Some(source) = &report.source {
+        let key = source.key();
+        if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
+            goal.budget.usage_sources.insert(key, source.baseline());
+        } else {
+            let mark = goal.budget.usage_sources.entry(key).or_default();
+            goal.budget.tokens_used += source.count(mark);
+        }
+    }
+    goal.budget.turns += report.turns;
+    settle_budget(goal, now);
+    let wrap_up = (goal.completion_status == Status::BudgetLimited && !goal.budget.wrap_up_sent)
+        .then(|| {
+            goal.budget.wrap_up_sent = true;
+            messages::budget_wrap_up(goal)
+        });
+    let mut compare = goal.budget.clone();
+    compare.time_used_ms = before.0.time_used_ms;
+    compare.active_since_ms = before.0.active_since_ms;
+    Some(Usage {
+        changed: compare != before.0 || goal.completion_status != before.1,
+        wrap_up,
+    })
+}
+
+/// The audit line of a budget crossed now.
+fn audit_budget_limited(store: &Store, accounted: &Accounted) {
     if let Some(goal) = accounted
         .goal
         .as_ref()
@@ -885,31 +1028,16 @@ pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Re
             goal.status_reason.as_deref().unwrap_or(""),
         );
     }
-    Ok(accounted)
 }
 
-/// A user interrupt (or abort) pauses the working goal instead of holding the
-/// stop: the system pauses, only the user resumes. Returns the paused goal.
-pub fn pause_on_interrupt(store: &Store, caller: &Caller) -> Result<Option<Goal>> {
-    let (paused, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
-        let Some(mut goal) = current.filter(Goal::is_working) else {
-            return Ok((Change::None, None));
-        };
-        if !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd) {
-            return Ok((Change::None, None));
-        }
-        tick_time(&mut goal, clock::now_ms());
-        goal.completion_status = Status::Paused;
-        goal.status_reason = Some(messages::INTERRUPT_REASON.into());
-        goal.stop_guard.blocked_stops = 0;
-        tick_time(&mut goal, clock::now_ms());
-        stamp(&mut goal);
-        Ok((Change::Save(goal.clone()), Some(goal)))
-    })?;
-    if let Some(g) = &paused {
-        store.audit("pause", Some(g), messages::INTERRUPT_REASON);
-    }
-    Ok(paused)
+/// Pause a working goal because the user interrupted it.
+fn pause(goal: &mut Goal) {
+    tick_time(goal, clock::now_ms());
+    goal.completion_status = Status::Paused;
+    goal.status_reason = Some(messages::INTERRUPT_REASON.into());
+    goal.stop_guard.blocked_stops = 0;
+    tick_time(goal, clock::now_ms());
+    stamp(goal);
 }
 
 /// Hydrate a stored open goal of this directory into `new_session`: same

@@ -13,8 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::de::IgnoredAny;
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::hooks::Host;
 
@@ -41,30 +41,40 @@ impl HookEnv {
     }
 }
 
-/// The few top-level fields that tell the hosts' payloads apart; every other
-/// field (a tool result may be megabytes) is skipped unread.
-#[derive(Debug, Default, Deserialize)]
+/// The few top-level fields that tell the hosts' payloads apart, read from
+/// the payload the hook parses anyway (one pass over a big payload).
+#[derive(Debug, Default)]
 pub struct PayloadShape {
-    #[serde(rename = "sessionId")]
-    camel_session: Option<IgnoredAny>,
-    #[serde(rename = "session_id")]
-    snake_session: Option<IgnoredAny>,
-    #[serde(rename = "hook_event_name", alias = "hookEventName")]
-    event_name: Option<IgnoredAny>,
+    camel_session: bool,
+    snake_session: bool,
+    event_name: bool,
     cwd: Option<String>,
 }
 
 impl PayloadShape {
-    /// The shape of a payload; an unreadable payload has no shape (the hook
-    /// itself reports it).
+    /// The shape of a parsed payload; an unreadable payload (`None`) has no
+    /// shape (the hook itself reports it).
+    pub fn of(payload: Option<&Value>) -> PayloadShape {
+        let Some(obj) = payload.and_then(Value::as_object) else {
+            return PayloadShape::default();
+        };
+        PayloadShape {
+            camel_session: obj.contains_key("sessionId"),
+            snake_session: obj.contains_key("session_id"),
+            event_name: obj.contains_key("hook_event_name") || obj.contains_key("hookEventName"),
+            cwd: obj.get("cwd").and_then(Value::as_str).map(str::to_string),
+        }
+    }
+
+    /// The shape of a payload's text.
     pub fn read(stdin: &str) -> PayloadShape {
-        serde_json::from_str(stdin.trim()).unwrap_or_default()
+        PayloadShape::of(serde_json::from_str(stdin.trim()).ok().as_ref())
     }
 
     /// Copilot CLI's own payload: camelCase `sessionId` and no event name.
     /// VS Code and Claude Code always send `session_id` and `hook_event_name`.
     fn is_copilot_cli(&self) -> bool {
-        self.camel_session.is_some() && self.snake_session.is_none() && self.event_name.is_none()
+        self.camel_session && !self.snake_session && !self.event_name
     }
 }
 
@@ -184,14 +194,14 @@ pub fn vscode_workspace_hooks(cwd: &Path) -> bool {
         .is_file()
 }
 
-/// The role of an entry for `configured`, from the payload, the environment and
-/// what is installed. Cheap in its own host: no file is looked at unless the
-/// entry runs under Copilot CLI.
-pub fn resolve(configured: Host, stdin: &str) -> Role {
+/// The role of an entry for `configured`, from the parsed payload (`None`
+/// when it is not JSON), the environment and what is installed. Cheap in its
+/// own host: no file is looked at unless the entry runs under Copilot CLI.
+pub fn resolve(configured: Host, payload: Option<&Value>) -> Role {
     if matches!(configured, Host::CopilotCli | Host::CopilotSdk) {
         return Role::Decide(configured);
     }
-    let shape = PayloadShape::read(stdin);
+    let shape = PayloadShape::of(payload);
     if !runs_under_copilot_cli(&shape, HookEnv::from_env()) {
         return Role::Decide(configured);
     }

@@ -45,10 +45,13 @@ pub fn run_bytes_with(
         return out;
     }
     let text = String::from_utf8_lossy(bytes);
+    // Parsed once, for the host resolution and the decision both: a big tool
+    // result is scanned, not copied (see `hooks::parse_stdin`).
+    let parsed = hooks::parse_stdin(&text);
     // A VS Code or Claude Code entry that Copilot CLI also runs may leave the
     // event to the entry that decides it there (one decision per event).
-    match hosts::resolve(host, &text) {
-        hosts::Role::Decide(h) => hooks::run_with(h, event_name, &text, config),
+    match hosts::resolve(host, parsed.as_ref().ok()) {
+        hosts::Role::Decide(h) => hooks::run_parsed(h, event_name, parsed, config),
         hosts::Role::StandDown => HookOutput {
             stdout: "{}".to_string(),
             stderr: String::new(),

@@ -241,3 +241,57 @@ fn temp_files_of_killed_writers_are_swept_in_session_folders_too() {
     assert!(!ours_young.exists());
     assert!(hosts.exists());
 }
+
+#[test]
+fn after_a_power_loss_the_copies_written_without_fsync_may_be_old_or_torn_and_the_durable_one_wins()
+{
+    let dir = temp_dir("power-loss");
+    let store = store_in(&dir);
+    let root = store.config.root.clone();
+    let by_session = root.join("by-session").join("s1.json");
+    let by_cwd = root
+        .join("by-cwd-session")
+        .join(format!("{}--s1.json", goal_core::store::cwd_hash(CWD)));
+    let local = store
+        .config
+        .session_state
+        .join("s1")
+        .join("goal-state.json");
+    store.save(&goal("goal-p")).unwrap();
+    let old = fs::read(&by_cwd).unwrap();
+    store
+        .modify("s1", Some(CWD), |current, _| {
+            let mut g = current.unwrap();
+            g.done_so_far.push("the durable step".into());
+            Ok((Change::Save(g), ()))
+        })
+        .unwrap();
+    // What a power loss may leave of the two unsynced copies: the old
+    // version under the by-cwd name, the new name over data half written.
+    fs::write(&by_cwd, &old).unwrap();
+    let mut torn = fs::read(&by_session).unwrap();
+    let half = torn.len() / 2;
+    torn[half..].fill(0);
+    fs::write(&local, &torn).unwrap();
+
+    let has_step = |g: &Goal| g.done_so_far.iter().any(|d| d == "the durable step");
+    let in_cwd = store.goals_in_cwd(CWD).unwrap();
+    assert_eq!(in_cwd.len(), 1);
+    assert!(has_step(&in_cwd[0]), "continuation sees the durable copy");
+    let loaded = store.load("s1", Some(CWD)).unwrap();
+    assert!(has_step(loaded.goal.as_ref().unwrap()));
+    assert_eq!(moved_aside(&local).len(), 1, "{:?}", loaded.warnings);
+
+    // The next write puts every copy back complete.
+    store
+        .modify("s1", Some(CWD), |current, _| {
+            let mut g = current.unwrap();
+            g.done_so_far.push("one more".into());
+            Ok((Change::Save(g), ()))
+        })
+        .unwrap();
+    for path in [&by_session, &by_cwd, &local] {
+        let copy: serde_json::Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        assert_eq!(copy["doneSoFar"].as_array().unwrap().len(), 2, "{path:?}");
+    }
+}

@@ -43,8 +43,34 @@ pub fn run_with(
     stdin: &str,
     config: Result<StoreConfig>,
 ) -> HookOutput {
+    run_parsed(host, event_name, parse_stdin(stdin), config)
+}
+
+/// A hook's stdin parsed as `decide` reads it: empty is `{}`, and the
+/// strings of a tool result keep only their tail (see `parse_payload`).
+/// Never panics: a fault while reading is a parse error.
+pub fn parse_stdin(stdin: &str) -> serde_json::Result<Value> {
+    let trimmed = stdin.trim();
+    if trimmed.is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    catch_unwind(|| protocol::parse_payload(trimmed)).unwrap_or_else(|_| {
+        Err(serde::de::Error::custom(
+            "internal panic while reading the payload",
+        ))
+    })
+}
+
+/// `run_with` on a payload already parsed by [`parse_stdin`]: for a front
+/// end that read it first (`payload::run_bytes`).
+pub fn run_parsed(
+    host: Host,
+    event_name: &str,
+    parsed: serde_json::Result<Value>,
+    config: Result<StoreConfig>,
+) -> HookOutput {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        decide_safely(host, event_name, stdin, config)
+        decide_safely(host, event_name, parsed, config)
     }));
     match outcome {
         Ok(out) => out,
@@ -60,24 +86,19 @@ pub fn run_with(
 fn decide_safely(
     host: Host,
     event_name: &str,
-    stdin: &str,
+    parsed: serde_json::Result<Value>,
     config: Result<StoreConfig>,
 ) -> HookOutput {
-    let trimmed = stdin.trim();
-    let value: Value = if trimmed.is_empty() {
-        Value::Object(Map::new())
-    } else {
-        match protocol::parse_payload(trimmed) {
-            Ok(v) => v,
-            Err(e) => {
-                let store = config.ok().map(Store::new);
-                return fault_output(
-                    host,
-                    Event::parse(event_name),
-                    &format!("stdin is not valid JSON ({e}); allowing"),
-                    store.as_ref(),
-                );
-            }
+    let value = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            let store = config.ok().map(Store::new);
+            return fault_output(
+                host,
+                Event::parse(event_name),
+                &format!("stdin is not valid JSON ({e}); allowing"),
+                store.as_ref(),
+            );
         }
     };
     let mut event = Event::parse(event_name);
@@ -198,7 +219,7 @@ pub fn decide(
     };
     if matches!(event, Event::SessionStart | Event::UserPrompt) {
         // A goal opened (or first met) here starts counting from now.
-        account_with(store, host, &caller, &payload, 0, true);
+        account_baseline(store, host, &caller, &payload);
     }
     let mut warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
     for report in store.take_tamper_reports() {
@@ -285,35 +306,27 @@ fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::u
     }
 }
 
-/// Account the host's usage; never fails the hook (a fault is only noted).
-pub(super) fn account(
+/// What the hook saw of the host's usage: its source, `turns` model turns
+/// ended, and whether a new source starts at its present end (a prompt).
+pub(super) fn usage_report(
     store: &Store,
     host: Host,
-    caller: &Caller,
-    payload: &Payload,
-    turns: u64,
-) -> crate::goals::Accounted {
-    account_with(store, host, caller, payload, turns, false)
-}
-
-fn account_with(
-    store: &Store,
-    host: Host,
-    caller: &Caller,
     payload: &Payload,
     turns: u64,
     baseline: bool,
-) -> crate::goals::Accounted {
-    let report = crate::goals::UsageReport {
+) -> crate::goals::UsageReport {
+    crate::goals::UsageReport {
         source: usage_source(store, host, payload),
         turns,
         baseline,
-    };
-    match crate::goals::account_usage(store, caller, &report) {
-        Ok(accounted) => accounted,
-        Err(e) => {
-            note_warnings(vec![format!("usage not accounted: {e}")]);
-            crate::goals::Accounted::default()
-        }
+    }
+}
+
+/// Account the host's usage at a prompt (a new source starts counting from
+/// now); never fails the hook (a fault is only noted).
+fn account_baseline(store: &Store, host: Host, caller: &Caller, payload: &Payload) {
+    let report = usage_report(store, host, payload, 0, true);
+    if let Err(e) = crate::goals::account_usage(store, caller, &report) {
+        note_warnings(vec![format!("usage not accounted: {e}")]);
     }
 }

@@ -1,6 +1,7 @@
 //! The hosts' protocols: which host and event a hook serves, what its payload
 //! says in host-neutral terms, and the answer in the shape each host reads.
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::outcome::Report;
@@ -241,9 +242,10 @@ const RESULT_KEYS: [&str; 4] = ["toolResult", "tool_result", "tool_response", "t
 
 /// Parses a hook's stdin. Strings inside a tool result keep only their last
 /// [`REPORT_TAIL`] bytes (rounded to a character), so a 10 MB output is
-/// scanned once and never copied whole; the end of the joined report text
-/// is what it would be from the full strings. Everything else is read as
-/// it is.
+/// scanned for its end and only its tail is decoded: the body is never
+/// unescaped, copied or kept (see [`tail_value`]). The end of the joined
+/// report text is what it would be from the full strings. Everything else
+/// is read as it is.
 pub fn parse_payload(stdin: &str) -> serde_json::Result<Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_str(stdin);
@@ -333,8 +335,15 @@ impl<'de> serde::de::Visitor<'de> for Reader {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(self.child(None))? {
-            items.push(item);
+        let child = self.child(None);
+        if self.tail {
+            while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+                items.push(tail_value(raw.get()).map_err(serde::de::Error::custom)?);
+            }
+        } else {
+            while let Some(item) = seq.next_element_seed(child)? {
+                items.push(item);
+            }
         }
         Ok(Value::Array(items))
     }
@@ -342,11 +351,99 @@ impl<'de> serde::de::Visitor<'de> for Reader {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let value = map.next_value_seed(self.child(Some(&key)))?;
+            let child = self.child(Some(&key));
+            let value = if self.tail {
+                // Borrowed, not decoded: the value's text as it stands in stdin.
+                let raw: &'de RawValue = map.next_value()?;
+                tail_value(raw.get()).map_err(serde::de::Error::custom)?
+            } else {
+                // A result itself is read in one pass: its members (where
+                // big strings sit) are taken as text by the tail reader.
+                map.next_value_seed(child)?
+            };
             out.insert(key.into_owned(), value);
         }
         Ok(Value::Object(out))
     }
+}
+
+/// A value inside a tool result, from its JSON text: strings keep their tail
+/// (decoded from the end of their text, see [`tail_string`]), objects and
+/// arrays are read member by member the same way, anything else as it is.
+fn tail_value(raw: &str) -> serde_json::Result<Value> {
+    use serde::de::DeserializeSeed;
+    match raw.as_bytes().first() {
+        Some(b'"') => tail_string(raw).map(Value::String),
+        Some(b'{' | b'[') => {
+            let mut de = serde_json::Deserializer::from_str(raw);
+            let value = Reader {
+                tail: true,
+                top: false,
+            }
+            .deserialize(&mut de)?;
+            de.end()?;
+            Ok(value)
+        }
+        _ => serde_json::from_str(raw),
+    }
+}
+
+/// The last [`REPORT_TAIL`] bytes of a JSON string (`raw` with its quotes),
+/// decoding only the end of its text: a window of the text is decoded from a
+/// point where no escape is cut ([`token_start`]), and widened until it holds
+/// more than the tail. The result is the tail of the fully decoded string.
+fn tail_string(raw: &str) -> serde_json::Result<String> {
+    let bytes = raw.as_bytes();
+    // Escapes make the text longer than what it decodes to, so start wider.
+    let mut window = 2 * REPORT_TAIL;
+    while window + 2 < bytes.len() {
+        let start = token_start(bytes, bytes.len() - 1 - window);
+        let mut piece = String::with_capacity(bytes.len() - start + 1);
+        piece.push('"');
+        piece.push_str(&raw[start..]);
+        // A few characters at the start may be the hex digits of a cut
+        // `\u` escape: enough is decoded that they fall outside the tail.
+        match serde_json::from_str::<String>(&piece) {
+            Ok(text) if text.len() >= REPORT_TAIL + 8 => return Ok(keep_tail(text)),
+            // Too short (many escapes), or cut between the halves of a
+            // surrogate pair: widen.
+            _ => window *= 2,
+        }
+    }
+    serde_json::from_str::<String>(raw).map(keep_tail)
+}
+
+/// A byte index at or after `at` where a JSON string's text can be decoded
+/// from: on a character boundary and not on the character an escape's
+/// backslash applies to. `bytes[0]` is the opening quote.
+fn token_start(bytes: &[u8], at: usize) -> usize {
+    let mut i = at.max(1);
+    while i < bytes.len() && (bytes[i] & 0xC0) == 0x80 {
+        i += 1; // inside a UTF-8 character
+    }
+    // A run of backslashes pairs up from its start (nothing before a run
+    // can consume one), so an odd run before `i` escapes `bytes[i]`.
+    let run = bytes[1..i]
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'\\')
+        .count();
+    if run % 2 == 1 {
+        i += if bytes.get(i) == Some(&b'u') { 5 } else { 1 };
+    }
+    i.min(bytes.len() - 1)
+}
+
+/// The last [`REPORT_TAIL`] bytes of `text`, rounded to a character.
+fn keep_tail(text: String) -> String {
+    if text.len() <= REPORT_TAIL {
+        return text;
+    }
+    let mut cut = text.len() - REPORT_TAIL;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    text[cut..].to_string()
 }
 
 /// What the host says about a finished call, for every host's shape:
@@ -751,6 +848,58 @@ mod tests {
         assert_eq!(a.text, b.text);
         assert_eq!(a.result_type, b.result_type);
         assert!(b.text.ends_with("warning: x"));
+    }
+
+    /// JSON string text cycling through every kind of escape and character
+    /// (`units` of them, offset by `shift`), and what it decodes to.
+    fn escaped(units: usize, shift: usize) -> (String, String) {
+        const UNITS: [(&str, &str); 9] = [
+            ("ab", "ab"),
+            ("\\n", "\n"),
+            ("\\\\", "\\"),
+            ("\\\"", "\""),
+            ("\\u00e9", "\u{e9}"),
+            ("\\ud83d\\ude00", "\u{1f600}"),
+            ("é", "é"),
+            ("\\\\\\u0041", "\\A"),
+            ("日本", "日本"),
+        ];
+        let (mut raw, mut text) = (String::from("\""), String::new());
+        for i in 0..units {
+            let (r, t) = UNITS[(i * 7 + shift) % UNITS.len()];
+            raw.push_str(r);
+            text.push_str(t);
+        }
+        raw.push('"');
+        (raw, text)
+    }
+
+    #[test]
+    fn the_tail_decoded_from_the_end_of_a_string_is_the_tail_of_the_whole_string() {
+        // Long enough that only a window is decoded; the window's edge lands
+        // on every kind of unit and inside each.
+        let units = 2 * REPORT_TAIL / 3;
+        for shift in 0..40 {
+            let (raw, text) = escaped(units + shift, shift);
+            assert_eq!(serde_json::from_str::<String>(&raw).unwrap(), text);
+            assert_eq!(tail_string(&raw).unwrap(), keep_tail(text), "shift {shift}");
+        }
+    }
+
+    #[test]
+    fn the_body_of_a_big_result_is_never_decoded() {
+        // A lone surrogate early in a 2 MB output: decoding the whole string
+        // would fail, the tail alone reads.
+        let body = format!("\\ud800{}", "x".repeat(2 << 20));
+        let stdin = format!(
+            r#"{{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{{"stdout":"{body}\ntest result: ok. 1 passed; 0 failed","exit_code":0}}}}"#
+        );
+        assert!(serde_json::from_str::<Value>(&stdin).is_err());
+        let cut = parse_payload(&stdin).unwrap();
+        let kept = cut["tool_response"]["stdout"].as_str().unwrap();
+        assert_eq!(kept.len(), REPORT_TAIL);
+        assert!(kept.ends_with("1 passed; 0 failed"));
+        assert_eq!(cut["tool_response"]["exit_code"], 0);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Stop control: a stop is blocked while the goal is open, with a directive
 //! naming the next remaining item, until the loop guard lets it through.
 
-use super::{account, is_interrupt, load_goal, note_warnings, Decision, Host, Payload};
+use super::{is_interrupt, note_warnings, usage_report, Decision, Host, Payload};
 use crate::error::Result;
-use crate::goals::{self, Attempt, Caller, MAX_BLOCKED_STOPS};
+use crate::goals::{self, Attempt, Caller, Stopped, MAX_BLOCKED_STOPS};
 use crate::messages;
 use crate::record::Goal;
 use crate::store::Store;
@@ -15,16 +15,21 @@ pub(super) fn released(goal: &Goal) -> Decision {
     }
 }
 
+/// A stop in one write: the turn and usage accounted, then an interrupt
+/// pauses, a crossed budget steers once, or the loop guard holds the stop.
 pub(super) fn on_stop(
     store: &Store,
     host: Host,
     caller: &Caller,
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
-    // A stop ends a turn: count it and the host's usage first, whatever follows.
-    let accounted = account(store, host, caller, payload, 1);
-    if is_interrupt(&payload.stop_reason) {
-        if let Some(goal) = goals::pause_on_interrupt(store, caller)? {
+    let usage = usage_report(store, host, payload, 1, false);
+    let interrupted = is_interrupt(&payload.stop_reason);
+    let (stopped, warnings) = goals::stop(store, caller, &usage, interrupted)?;
+    note_warnings(warnings);
+    let attempt = match stopped {
+        Stopped::NotWorking => return Ok((Decision::default(), None)),
+        Stopped::Paused(goal) => {
             let note = messages::paused_by_interrupt(&goal);
             return Ok((
                 Decision {
@@ -34,23 +39,18 @@ pub(super) fn on_stop(
                 Some(note),
             ));
         }
-        return Ok((Decision::default(), None));
-    }
-    if let Some(wrap_up) = accounted.wrap_up {
         // The one steer after the budget was crossed; later stops go through.
-        return Ok((
-            Decision {
-                block: Some(wrap_up),
-                ..Decision::default()
-            },
-            None,
-        ));
-    }
-    let Some(goal) = load_goal(store, caller)?.filter(Goal::is_working) else {
-        return Ok((Decision::default(), None));
+        Stopped::WrapUp(accounted) => {
+            return Ok((
+                Decision {
+                    block: accounted.wrap_up,
+                    ..Decision::default()
+                },
+                None,
+            ))
+        }
+        Stopped::Attempt(attempt) => attempt,
     };
-    let (attempt, warnings) = goals::stop_attempt(store, caller, &goal.id)?;
-    note_warnings(warnings);
     if let Attempt::Held(g) = &attempt {
         store.audit(
             "stop-blocked",

@@ -128,37 +128,29 @@ fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Op
     }))
 }
 
+/// After a tool call: usage accounted and the call recorded in one write
+/// (none when nothing changed), and the wrap-up steer once a budget is crossed.
 pub(super) fn on_post_tool(
     store: &Store,
     host: Host,
     caller: &Caller,
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
-    // Offset-based and cheap: usage is accounted after every call.
-    let accounted = super::account(store, host, caller, payload, 0);
-    let steer = Decision {
-        context: accounted.wrap_up,
-        ..Decision::default()
-    };
-    if payload.calls.is_empty() {
-        return Ok((steer, None));
-    }
-    let counts = payload.calls.iter().any(|c| {
-        !matches!(
-            tools::classify(&c.name, &c.args),
-            ToolKind::Goal | ToolKind::Meta
-        )
-    });
-    if !counts {
-        return Ok((steer, None));
-    }
-    let warnings = goals::record_tool_calls(
+    let usage = super::usage_report(store, host, payload, 0, false);
+    let (accounted, warnings) = goals::after_tool(
         store,
         caller,
         &payload.calls,
         &payload.report,
         host.source(),
+        &usage,
     )?;
     note_warnings(warnings);
-    Ok((steer, None))
+    Ok((
+        Decision {
+            context: accounted.wrap_up,
+            ..Decision::default()
+        },
+        None,
+    ))
 }

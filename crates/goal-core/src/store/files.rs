@@ -234,6 +234,24 @@ pub(super) struct Staged {
 /// Write `bytes` to a new temp file (0600, created exclusively, never
 /// following a link) next to `dir/name`, and fsync it.
 pub(super) fn stage(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
+    stage_with(dir, name, bytes, true)
+}
+
+/// [`stage`] without the fsync: for a copy the store can rebuild from a
+/// durable one (the rename still makes it complete-or-old for every reader
+/// and for a killed process; only a power loss can leave it torn).
+pub(super) fn stage_lazy(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
+    stage_with(dir, name, bytes, false)
+}
+
+/// fsync a file already in place (its data and size), by path.
+pub(super) fn sync_path(path: &Path) -> Result<()> {
+    File::open(path)
+        .and_then(|f| sync(&f))
+        .map_err(|e| io_err(format!("cannot fsync {}", path.display()), e))
+}
+
+fn stage_with(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> Result<Staged> {
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
     let target = dir.join(name);
@@ -247,7 +265,10 @@ pub(super) fn stage(dir: &Path, name: &str, bytes: &[u8]) -> Result<Staged> {
             .create_new(true)
             .open(&temp)?;
         file.write_all(bytes)?;
-        sync(&file)
+        if durable {
+            sync(&file)?;
+        }
+        Ok(())
     })();
     written.map_err(|e| io_err(format!("cannot write {}", staged.target.display()), e))?;
     Ok(staged)

@@ -21,13 +21,32 @@
 //!
 //! Durability: every state file is written to a temporary file in its
 //! folder (`.<name>.tmp-<pid>-<n>`, a name that never ends in `.json`, so it
-//! is never taken for a state file), `fsync`ed, and renamed over the target,
-//! so a reader sees a complete old or a complete new version, never a torn
-//! one. A durable update stages its three copies (three file fsyncs), renames
-//! them, then fsyncs the by-session folder once (the copy every lookup reads)
-//! plus any folder where a name was created or removed: a folder where a
-//! name was only replaced holds a complete file either way after a crash, and
-//! reads take the newest copy. That is 4 fsyncs per update instead of 6.
+//! is never taken for a state file) and renamed over the target, so a reader,
+//! and a process killed at any point, sees a complete old or a complete new
+//! version, never a torn one. What the fsyncs add is survival of a power loss
+//! (or an OS crash), and only the by-session copy needs it:
+//!
+//! - The by-session copy is the durable one: its temp file is fsynced before
+//!   the rename and its folder after it (2 fsyncs). Every lookup reads it,
+//!   once the hook has answered, the update survives a power loss.
+//! - The session-local and by-cwd-session copies are written the same way
+//!   without fsync. After a power loss each is the old version, the new one,
+//!   or torn (its name renamed onto data that never reached the disk). The
+//!   old one loses to the newer by-session copy, since reads take the newest
+//!   copy (and `goals_in_cwd` reads each session's by-session copy beside its
+//!   by-cwd one). A torn one does not parse (its end is missing or zeros):
+//!   it is moved aside under the lock with a warning, and the next write puts
+//!   a complete copy back (were one to parse, its seal would not verify: set
+//!   aside as tampered, the newest valid copy standing in). Nothing is lost
+//!   that the by-session copy does not hold.
+//! - A name new in its folder (a session's first write, a new directory) is
+//!   the exception: a name that vanished could not be found again from the
+//!   other copies, so that copy and its folder are fsynced (once per session
+//!   and directory). When the by-session copy cannot be written, the by-cwd
+//!   copy carries the update alone and is made durable the same way.
+//!
+//! That is 2 fsyncs per update (3 with a journaled transition), down from 4
+//! (three staged copies and the by-session folder) and 6 before that.
 //! Folders are 0700 and files 0600.
 //!
 //! Symbolic links are never followed: a link in place of a state file is
@@ -71,7 +90,10 @@ use crate::clock::now_iso;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::Goal;
 use copies::{newest, newest_by_id, sorted_newest_first, to_bytes, Copy};
-use files::{ensure_dir, io_err, is_temp_name, stage, sweep_dir, sync_dirs, write_atomic, Staged};
+use files::{
+    ensure_dir, io_err, is_temp_name, stage, stage_lazy, sweep_dir, sync_dirs, sync_path,
+    write_atomic, Staged,
+};
 use paths::{archive_name, SESSION_LOCAL_NAME};
 use std::collections::BTreeSet;
 use std::fs;
@@ -322,41 +344,39 @@ impl Store {
         let cwd_name = format!("{}--{session_id}.json", cwd_hash(&goal.cwd));
         let session_dir = self.by_session_dir();
 
-        // Stage the three copies side by side (three folders: overlapping
-        // their fsyncs is most of a hook's saving), then rename each, then
-        // fsync the folders that need it, each once.
-        let (by_cwd, local, by_session) = std::thread::scope(|scope| {
-            let by_cwd = scope.spawn(|| {
-                ensure_dir(&cwd_dir, true)?;
-                stage(&cwd_dir, &cwd_name, &bytes)
-            });
-            let local = scope.spawn(|| self.stage_session_local(session_id, &bytes));
-            let by_session = ensure_dir(&session_dir, true)
-                .and_then(|()| stage(&session_dir, &format!("{session_id}.json"), &bytes));
-            let joined = |r: std::thread::Result<Result<Staged>>| {
-                r.unwrap_or_else(|_| Err(GoalError::new(ErrorCode::Io, "a state writer panicked")))
-            };
-            (joined(by_cwd.join()), joined(local.join()), by_session)
-        });
+        // The secondary copies first, without fsync (see the module docs);
+        // then the by-session copy, durably. A name new in its folder is made
+        // durable with its data: a lost name cannot be rebuilt from a copy
+        // the reader does not know of.
         let commit = |staged: Result<Staged>| -> Result<(PathBuf, bool)> {
             let staged = staged?;
-            let dir = staged.target().parent().map(Path::to_path_buf);
+            let path = staged.target().to_path_buf();
             let created = staged.commit()?;
-            Ok((dir.unwrap_or_default(), created))
+            Ok((path, created))
         };
-        let by_session = commit(by_session);
-        let by_cwd = commit(by_cwd);
-        let local = commit(local);
+        let by_cwd = commit(
+            ensure_dir(&cwd_dir, true).and_then(|()| stage_lazy(&cwd_dir, &cwd_name, &bytes)),
+        );
+        let local = commit(self.stage_session_local(session_id, &bytes));
+        let by_session = commit(
+            ensure_dir(&session_dir, true)
+                .and_then(|()| stage(&session_dir, &format!("{session_id}.json"), &bytes)),
+        );
 
         let mut must_sync: Vec<PathBuf> = Vec::new();
         let mut failures = Vec::new();
+        let folder = |path: &Path| path.parent().map(Path::to_path_buf).unwrap_or_default();
         for (what, result, primary) in [
             ("by-session copy", &by_session, true),
             ("by-cwd-session copy", &by_cwd, false),
             ("session-local copy", &local, false),
         ] {
             match result {
-                Ok((dir, created)) if primary || *created => must_sync.push(dir.clone()),
+                Ok((path, _)) if primary => must_sync.push(folder(path)),
+                Ok((path, true)) => match sync_path(path) {
+                    Ok(()) => must_sync.push(folder(path)),
+                    Err(e) => failures.push(format!("{what} not made durable: {}", e.message)),
+                },
                 Ok(_) => {}
                 Err(e) => failures.push(format!("{what} not written: {}", e.message)),
             }
@@ -364,7 +384,12 @@ impl Store {
         match (&by_session, &by_cwd) {
             (Err(e), Err(_)) => return Err(e.clone()),
             // The by-cwd copy carries the update alone: make it durable.
-            (Err(_), Ok((dir, _))) => must_sync.push(dir.clone()),
+            (Err(_), Ok((path, created))) => {
+                if !created {
+                    sync_path(path)?;
+                }
+                must_sync.push(folder(path));
+            }
             _ => {}
         }
         warnings.extend(failures);
@@ -404,7 +429,8 @@ impl Store {
         Ok(goal)
     }
 
-    /// Stage the session-local copy. The session folder may be the host's:
+    /// Stage the session-local copy (lazily: see the module docs). The
+    /// session folder may be the host's:
     /// create it 0700 if missing, but do not change the mode of a folder the
     /// host made. Our temp files there are swept while we are at it (a
     /// killed writer's leftovers would otherwise stay in the host's folder).
@@ -416,7 +442,7 @@ impl Store {
         let dir = self.session_local_dir(session_id);
         ensure_dir(&dir, false)?;
         sweep_dir(&dir, TEMP_FILE_MAX_AGE, is_session_local_temp);
-        stage(&dir, SESSION_LOCAL_NAME, bytes)
+        stage_lazy(&dir, SESSION_LOCAL_NAME, bytes)
     }
 
     // -- queries without the lock ------------------------------------------
@@ -454,16 +480,21 @@ impl Store {
             if validate_session_id(session).is_err() {
                 continue;
             }
-            if let Some(copy) = self.read_copy(
-                &entry.path(),
-                Some(session),
-                false,
-                key.as_ref(),
-                &mut ignored,
-                &mut seen,
-            ) {
-                if normalize_cwd(&copy.goal.cwd) == wanted {
-                    copies.push(copy);
+            // The by-cwd copy is written without fsync: after a power loss
+            // it may be older than the session's durable by-session copy,
+            // so that one is read too (the newest of a goal wins below).
+            for path in [entry.path(), self.by_session_path(session)] {
+                if let Some(copy) = self.read_copy(
+                    &path,
+                    Some(session),
+                    false,
+                    key.as_ref(),
+                    &mut ignored,
+                    &mut seen,
+                ) {
+                    if normalize_cwd(&copy.goal.cwd) == wanted {
+                        copies.push(copy);
+                    }
                 }
             }
         }
