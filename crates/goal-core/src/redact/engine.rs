@@ -4,8 +4,9 @@
 //!
 //! Why this shape:
 //! - Linear time. The trigger scan is one pass with one table lookup per
-//!   byte and branch-free bit tests eight bytes at a time; a rule's regex (the `regex` crate: no backtracking) runs on a
-//!   bounded window per trigger, never on the whole text, and never twice
+//!   byte and branch-free bit tests eight bytes at a time; a rule's regex
+//!   (the `regex` crate: no backtracking) runs on a bounded window per
+//!   trigger, never on the whole text, and never twice
 //!   over the same bytes for one rule. A window grows (doubling) only while a
 //!   match reaches its end, so a long match costs its length.
 //! - Cheap first call. The native hook is one short-lived process per tool
