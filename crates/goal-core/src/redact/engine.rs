@@ -3,9 +3,10 @@
 //! spans of all rules, then write the output once.
 //!
 //! Why this shape:
-//! - Linear time. The trigger scan is one pass with two bit-table lookups per
-//!   byte; a rule's regex (the `regex` crate: no backtracking) runs on a
-//!   bounded window per trigger, never on the whole text, and never twice
+//! - Linear time. The trigger scan is one pass with one table lookup per
+//!   byte and branch-free bit tests eight bytes at a time; a rule's regex
+//!   (the `regex` crate: no backtracking) runs on a bounded window per
+//!   trigger, never on the whole text, and never twice
 //!   over the same bytes for one rule. A window grows (doubling) only while a
 //!   match reaches its end, so a long match costs its length.
 //! - Cheap first call. The native hook is one short-lived process per tool
@@ -25,33 +26,80 @@ use super::MARKER_PREFIX;
 struct Entry {
     trigger: Trigger,
     rule: usize,
+    /// The literal's first (up to) eight bytes as a little-endian word, ...
+    head: u64,
+    /// ... the bits of those bytes to compare (all of each byte of the
+    /// literal, none past its end), ...
+    head_mask: u64,
+    /// ... and bit 5 of each letter, set in the text before comparing, so
+    /// that an upper-case letter compares equal (the literal is lower
+    /// case).
+    head_fold: u64,
+}
+
+impl Entry {
+    fn new(trigger: Trigger, rule: usize) -> Entry {
+        let (mut head, mut head_mask, mut head_fold) = (0, 0, 0);
+        for (i, &b) in trigger.lit.as_bytes().iter().take(8).enumerate() {
+            head |= u64::from(b) << (8 * i);
+            head_mask |= 0xff << (8 * i);
+            if b.is_ascii_lowercase() {
+                head_fold |= 0x20 << (8 * i);
+            }
+        }
+        Entry {
+            trigger,
+            rule,
+            head,
+            head_mask,
+            head_fold,
+        }
+    }
+
+    /// Does the trigger occur at `at`, given the eight bytes of the text
+    /// there (`None` near the end)? One word comparison rejects nearly all
+    /// candidates.
+    #[inline]
+    fn occurs_at(&self, text: &[u8], at: usize, word: Option<u64>) -> bool {
+        match word {
+            Some(word) => {
+                (word | self.head_fold) & self.head_mask == self.head
+                    && self.trigger.follows(text, at)
+            }
+            None => self.trigger.occurs_at(text, at),
+        }
+    }
 }
 
 pub(super) struct Engine {
     pub(super) rules: Vec<Rule>,
-    /// Byte pairs (in any ASCII case) a trigger can start with, one bit each,
-    /// so that most bytes of a text cost one lookup...
-    starts: Box<[u64; 1024]>,
-    /// ... and its second and third bytes (any third byte for a trigger of
-    /// two bytes).
-    continues: Box<[u64; 1024]>,
+    /// What a byte pair (in any ASCII case) can be, as `PAIR_*` bits: one
+    /// table lookup per byte of text tells the scan whether a trigger may
+    /// start there.
+    pairs: Box<[u8; 1 << 16]>,
     /// Entries by their first two bytes (lower case): `slots[pair]` is 0 or
     /// one more than an index into `entries`.
     slots: Box<[u16]>,
     entries: Vec<Vec<Entry>>,
 }
 
-/// Bit of a byte pair in `Engine::starts` or `Engine::continues`: word
-/// index and mask.
-fn pair_bit(first: u8, second: u8) -> (usize, u64) {
-    let pair = usize::from(first) << 8 | usize::from(second);
-    (pair >> 6, 1 << (pair & 63))
+/// The pair can be a trigger's first two bytes...
+const PAIR_STARTS: u8 = 1;
+/// ... its second and third bytes (any pair whose first byte ends a
+/// trigger of two bytes)...
+const PAIR_CONTINUES: u8 = 2;
+/// ... every trigger it starts must start a word...
+const PAIR_WORD_ONLY: u8 = 4;
+/// ... and its first byte is a word byte (so the pair at the position
+/// before tells whether a position can start a word).
+const PAIR_FIRST_IS_WORD: u8 = 8;
+
+fn pair_index(first: u8, second: u8) -> usize {
+    usize::from(first) << 8 | usize::from(second)
 }
 
-fn has(pairs: &[u64; 1024], first: u8, second: u8) -> bool {
-    let (word, mask) = pair_bit(first, second);
-    pairs[word] & mask != 0
-}
+/// Positions the scan tests per mask: a bit per position.
+const CHUNK: usize = 64;
 
 /// `[A-Za-z0-9_]`, the bytes of `(?-u:\w)`.
 #[inline]
@@ -72,18 +120,28 @@ static WORD_BYTE: [bool; 256] = {
 
 impl Trigger {
     /// Does the trigger occur at byte offset `at` of `text`?
-    /// The word-start test comes first: it is one byte, and most pair
-    /// hits in ordinary text are inside words (`use`, `case`, `keep`).
-    #[inline]
     fn occurs_at(&self, text: &[u8], at: usize) -> bool {
+        let lit = self.lit.as_bytes();
+        matches!(text.get(at..at + lit.len()), Some(window) if window.eq_ignore_ascii_case(lit))
+            && self.follows(text, at)
+    }
+
+    /// Given that the literal occurs at `at`: do its surroundings fit (a
+    /// word start, what the pattern requires after it)? Every byte of the
+    /// literal is compared, so this also checks any part of a long literal
+    /// beyond the first eight bytes.
+    #[inline]
+    fn follows(&self, text: &[u8], at: usize) -> bool {
         if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
             return false;
         }
         let lit = self.lit.as_bytes();
         let end = at + lit.len();
-        match text.get(at..end) {
-            Some(window) if window.eq_ignore_ascii_case(lit) => {}
-            _ => return false,
+        if lit.len() > 8 {
+            match text.get(at + 8..end) {
+                Some(tail) if tail.eq_ignore_ascii_case(&lit[8..]) => {}
+                _ => return false,
+            }
         }
         let rest = &text[end..];
         match self.then {
@@ -278,15 +336,15 @@ impl Engine {
             rules.len() < usize::from(u16::MAX),
             "rule indexes fit the slot table"
         );
-        let mut starts = Box::new([0u64; 1024]);
-        let mut continues = Box::new([0u64; 1024]);
+        let mut pairs = Box::new([0u8; 1 << 16]);
         let mut slots = vec![0u16; 1 << 16].into_boxed_slice();
         let mut entries: Vec<Vec<Entry>> = Vec::new();
-        let add_pair = |pairs: &mut [u64; 1024], first: u8, second: u8| {
+        // Pairs that start a trigger which may sit inside a word.
+        let mut anywhere = vec![false; 1 << 16];
+        let mark = |pairs: &mut [u8; 1 << 16], first: u8, second: u8, bit: u8| {
             for a in [first, first.to_ascii_uppercase()] {
                 for b in [second, second.to_ascii_uppercase()] {
-                    let (word, mask) = pair_bit(a, b);
-                    pairs[word] |= mask;
+                    pairs[pair_index(a, b)] |= bit;
                 }
             }
         };
@@ -304,56 +362,112 @@ impl Engine {
                     "{}: a word trigger starts with a word byte",
                     rule.family
                 );
-                add_pair(&mut starts, lit[0], lit[1]);
+                mark(&mut pairs, lit[0], lit[1], PAIR_STARTS);
                 match lit.get(2) {
-                    Some(&third) => add_pair(&mut continues, lit[1], third),
-                    None => (0..=u8::MAX).for_each(|any| add_pair(&mut continues, lit[1], any)),
+                    Some(&third) => mark(&mut pairs, lit[1], third, PAIR_CONTINUES),
+                    None => {
+                        (0..=u8::MAX).for_each(|any| mark(&mut pairs, lit[1], any, PAIR_CONTINUES))
+                    }
                 }
-                let pair = usize::from(lit[0]) << 8 | usize::from(lit[1]);
+                let pair = pair_index(lit[0], lit[1]);
+                anywhere[pair] |= !trigger.word_start;
                 if slots[pair] == 0 {
                     entries.push(Vec::new());
                     slots[pair] = u16::try_from(entries.len()).expect("few trigger pairs");
                 }
-                entries[usize::from(slots[pair]) - 1].push(Entry {
-                    trigger,
-                    rule: index,
-                });
+                entries[usize::from(slots[pair]) - 1].push(Entry::new(trigger, index));
+            }
+        }
+        for (index, flags) in pairs.iter_mut().enumerate() {
+            let [first, second] = u16::try_from(index).expect("a pair").to_be_bytes();
+            let lower = pair_index(first.to_ascii_lowercase(), second.to_ascii_lowercase());
+            if *flags & PAIR_STARTS != 0 && !anywhere[lower] {
+                *flags |= PAIR_WORD_ONLY;
+            }
+            if is_word_byte(first) {
+                *flags |= PAIR_FIRST_IS_WORD;
             }
         }
         Engine {
             rules,
-            starts,
-            continues,
+            pairs,
             slots,
             entries,
         }
     }
 
     /// Calls `found(at, rule)` for every trigger occurrence, in text order.
+    ///
+    /// Each position costs one lookup in the pair table; eight positions
+    /// at a time are then tested with a few word-wide bit operations and no
+    /// branch, giving a mask of the few positions that may start a trigger
+    /// (one in fifty or so in agent output). Only those are compared with
+    /// their entries.
     pub(super) fn scan(&self, text: &str, mut found: impl FnMut(usize, usize)) {
         let bytes = text.as_bytes();
-        if bytes.len() < 2 {
+        let n = bytes.len();
+        if n < 2 {
             return;
         }
-        let last = bytes.len() - 1;
-        let mut at = 0;
-        while at < last {
-            let (a, b) = (bytes[at], bytes[at + 1]);
-            if has(&self.starts, a, b)
-                && has(&self.continues, b, bytes.get(at + 2).map_or(0, |&c| c))
-            {
-                let pair =
-                    usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase());
-                let slot = self.slots[pair];
-                if slot != 0 {
-                    for entry in &self.entries[usize::from(slot) - 1] {
-                        if entry.trigger.occurs_at(bytes, at) {
-                            found(at, entry.rule);
-                        }
-                    }
+        // The first position has no byte before it, the last one no pair
+        // after it: those are compared directly.
+        self.check(bytes, 0, &mut found);
+        let mut at = 1;
+        let pairs = &*self.pairs;
+        // `flags[k]`: the flags of the pair at `at - 1 + k`.
+        let mut flags = [0u8; CHUNK + 2];
+        while at + 2 < n {
+            let stop = (at + CHUNK).min(n - 2);
+            for (f, pair) in flags.iter_mut().zip(bytes[at - 1..stop + 2].windows(2)) {
+                *f = pairs[pair_index(pair[0], pair[1])];
+            }
+            let mut mask = 0u64;
+            for group in 0..CHUNK / 8 {
+                let word = |offset: usize| {
+                    let from = group * 8 + offset;
+                    u64::from_le_bytes(flags[from..from + 8].try_into().expect("8 bytes"))
+                };
+                let (before, here, next) = (word(0), word(1), word(2));
+                // Per byte (a right shift keeps each flag in its byte):
+                // starts, the next pair continues, and not (word-only and
+                // inside a word).
+                let inside_word = (here >> 2) & (before >> 3);
+                let hits = here & (next >> 1) & !inside_word & 0x0101_0101_0101_0101;
+                // Gathers bit 0 of each byte into one byte, in order.
+                mask |= (hits.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (group * 8);
+            }
+            if stop - at < CHUNK {
+                mask &= (1 << (stop - at)) - 1;
+            }
+            while mask != 0 {
+                let bit = mask.trailing_zeros() as usize;
+                self.check(bytes, at + bit, &mut found);
+                mask &= mask - 1;
+            }
+            at = stop;
+        }
+        for at in at..n - 1 {
+            self.check(bytes, at, &mut found);
+        }
+    }
+
+    /// Calls `found` for the entries whose trigger occurs at `at`.
+    #[inline]
+    fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
+        let pair = pair_index(
+            bytes[at].to_ascii_lowercase(),
+            bytes[at + 1].to_ascii_lowercase(),
+        );
+        let slot = self.slots[pair];
+        if slot != 0 {
+            let word = bytes
+                .get(at..at + 8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
+            for entry in &self.entries[usize::from(slot) - 1] {
+                if entry.occurs_at(bytes, at, word) {
+                    found(at, entry.rule);
                 }
             }
-            at += 1;
         }
     }
 

@@ -151,3 +151,24 @@ fn a_quoted_value_has_no_next_or_line_end_group() {
         hand_groups_agree(text).unwrap();
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The context rule's pre-check, which skips ahead, says the same as
+    /// counting each run of value bytes byte by byte.
+    #[test]
+    fn context_precheck_agrees_with_counting_runs(
+        text in "[a-z0-9 ./=_-]{0,70}",
+        at in 0usize..70,
+    ) {
+        let bytes = text.as_bytes();
+        let at = at.min(bytes.len());
+        let window = &bytes[at..bytes.len().min(at + 48)];
+        let value = |b: u8| b.is_ascii_alphanumeric() || b"/+_=~.-".contains(&b);
+        let counted = window
+            .split(|&b| !value(b))
+            .any(|run| run.len() >= 20 && run.iter().any(u8::is_ascii_digit));
+        prop_assert_eq!(super::rules::opaque_run_follows(bytes, at), counted, "{:?} at {}", text, at);
+    }
+}

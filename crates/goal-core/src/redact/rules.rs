@@ -978,21 +978,26 @@ static OPAQUE_BYTE: [bool; 256] = {
 
 /// Within 48 bytes after `at`: a run of 20 value bytes with a digit, which
 /// the context rule's value needs (its name and filler words are shorter).
-fn opaque_run_follows(text: &[u8], at: usize) -> bool {
-    let end = text.len().min(at + 48);
-    let mut run = 0;
-    let mut digit = false;
-    for &b in &text[at..end] {
-        if OPAQUE_BYTE[usize::from(b)] {
-            run += 1;
-            digit |= b.is_ascii_digit();
-            if run >= 20 && digit {
-                return true;
-            }
-        } else {
-            run = 0;
-            digit = false;
+/// Looks at the byte that would end a run first, so ordinary prose costs a
+/// few lookups rather than 48.
+pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
+    const RUN: usize = 20;
+    let window = &text[at..text.len().min(at + 48)];
+    let opaque = |b: &u8| OPAQUE_BYTE[usize::from(*b)];
+    // `start` is always where a run may begin: the window's start or just
+    // after a byte that is not a value byte.
+    let mut start = 0;
+    while start + RUN <= window.len() {
+        let last = start + RUN - 1;
+        if let Some(stop) = window[start..=last].iter().rposition(|b| !opaque(b)) {
+            start += stop + 1;
+            continue;
         }
+        let end = last + 1 + window[last + 1..].iter().take_while(|b| opaque(b)).count();
+        if window[start..end].iter().any(u8::is_ascii_digit) {
+            return true;
+        }
+        start = end + 1;
     }
     false
 }
