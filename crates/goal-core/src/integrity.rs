@@ -29,7 +29,7 @@ pub const TAMPERED_MARK: &str = "was changed outside the goal system";
 pub const UNVERIFIED_MARK: &str = "could not be verified";
 
 /// The status reason of a goal kept open from an unverifiable copy.
-pub const UNVERIFIED_REASON: &str = "the goal state was changed outside the goal system and could not be verified: kept open, its tool history cleared";
+pub const UNVERIFIED_REASON: &str = "the goal state was changed outside the goal system and could not be verified: kept open, its tool history, loop guard and budget cleared";
 
 /// A state root's secret key.
 #[derive(Clone, PartialEq, Eq)]

@@ -400,7 +400,7 @@ pub fn paused_by_interrupt(goal: &Goal) -> String {
 /// system's own state restored, so it released nothing.
 /// Told to the user when nothing verified and the newest edited copy was kept open.
 pub fn state_unverified() -> &'static str {
-    "[goal-system] The goal state was changed outside the goal system and no verified copy was left (its integrity key or journal was removed or edited). The goal was kept open rather than believed closed, and its tool history was cleared, so it closes only after new, real tool activity. Check the objective with `goal-system show`; `/goal cancel` ends it if you closed it yourself."
+    "[goal-system] The goal state was changed outside the goal system and no verified copy was left (its integrity key or journal was removed or edited). The goal was kept open rather than believed closed, and its tool history, loop guard and budget were cleared, so it closes only after new, real tool activity. Check the objective and budget with `goal-system show`; `/goal cancel` ends it if you closed it yourself."
 }
 
 pub fn state_restored() -> &'static str {

@@ -390,3 +390,64 @@ fn the_journal_records_transitions_not_routine_writes() {
         .collect();
     assert_eq!(ops, ["\"open\"", "\"status\""]);
 }
+
+/// An edit of every copy as a script would make it: one JSON field of the
+/// record set by hand (the seal left as it was).
+fn edit_by_hand(path: &Path, pointer: &str, value: serde_json::Value) {
+    let mut record: serde_json::Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    let (parent, field) = pointer.rsplit_once('/').expect("a field");
+    record
+        .pointer_mut(parent)
+        .and_then(serde_json::Value::as_object_mut)
+        .expect(parent)
+        .insert(field.to_string(), value);
+    fs::write(path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+}
+
+fn decision(out: &goal_core::hooks::HookOutput) -> serde_json::Value {
+    let stdout: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    stdout["decision"].clone()
+}
+
+#[test]
+fn a_deleted_key_and_a_loop_guard_edited_to_its_limit_do_not_release_the_next_stop() {
+    let dir = temp_dir("key-and-guard");
+    let store = store_with_open_goal(&dir);
+    for path in all_copies(&store) {
+        edit_by_hand(
+            &path,
+            "/stopGuard/blockedStops",
+            json!(goals::MAX_BLOCKED_STOPS),
+        );
+        edit_by_hand(&path, "/stopGuard/seqAtLastBlock", json!(0));
+        edit_by_hand(
+            &path,
+            "/stopGuard/sincePrompt",
+            json!(goals::MAX_STOPS_PER_PROMPT),
+        );
+    }
+    fs::remove_file(store.config.root.join("integrity.key")).unwrap();
+
+    let out = agent_stop(&dir);
+    assert_eq!(decision(&out), "block", "{}", out.stdout);
+    let goal = store.load(SESSION, Some(CWD)).unwrap().goal.unwrap();
+    assert!(goal.is_working(), "{:?}", goal.completion_status);
+}
+
+#[test]
+fn a_deleted_key_and_a_budget_edited_to_be_spent_do_not_release_the_stop() {
+    let dir = temp_dir("key-and-budget");
+    let store = store_with_open_goal(&dir);
+    for path in all_copies(&store) {
+        edit_by_hand(&path, "/budget/timeBudgetSeconds", json!(1));
+        edit_by_hand(&path, "/budget/timeUsedMs", json!(3_600_000));
+    }
+    fs::remove_file(store.config.root.join("integrity.key")).unwrap();
+
+    for attempt in 1..=2 {
+        let out = agent_stop(&dir);
+        assert_eq!(decision(&out), "block", "stop {attempt}: {}", out.stdout);
+    }
+    let goal = store.load(SESSION, Some(CWD)).unwrap().goal.unwrap();
+    assert!(goal.is_working(), "{:?}", goal.completion_status);
+}

@@ -304,9 +304,10 @@ impl Store {
     /// journal entry to restore, e.g. the key file was deleted): tampering
     /// must never release the stop, so the newest edited copy is kept, but
     /// nothing in it that an edit could have forged to close the goal is
-    /// believed. A status that frees the stop becomes `active` again and the
+    /// believed. A status that frees the stop becomes `active` again, the
     /// tool history (the evidence the gate reads) starts over, so only new,
-    /// real tool activity can close it. The user is told (the report carries
+    /// real tool activity can close it, and so do the loop guard and the
+    /// budget (the user's limits too, which an edit could have lowered). The user is told (the report carries
     /// the tamper mark) and decides: `/goal cancel` ends it.
     fn keep_unverified(
         &self,
@@ -328,8 +329,16 @@ impl Store {
         }
         goal.status_reason = Some(UNVERIFIED_REASON.to_string());
         goal.tool_history = crate::record::ToolHistory::default();
+        // The loop guard's counts and a spent budget release the stop too: an
+        // edit could set either to its limit. Only the host's usage marks are
+        // kept, so its earlier tokens are not counted again.
+        goal.stop_guard = crate::record::StopGuard::default();
+        goal.budget = crate::record::Budget {
+            usage_sources: std::mem::take(&mut goal.budget.usage_sources),
+            ..Default::default()
+        };
         let report = format!(
-            "goal state of session {} {UNVERIFIED_MARK} (every copy {TAMPERED_MARK} and no journal entry restores it): the goal was kept open with its tool history cleared",
+            "goal state of session {} {UNVERIFIED_MARK} (every copy {TAMPERED_MARK} and no journal entry restores it): the goal was kept open with its tool history, loop guard and budget cleared",
             shown(session_id)
         );
         self.report_tampering(&report);
