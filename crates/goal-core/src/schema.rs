@@ -58,11 +58,30 @@ pub const EVENT_NAMES: [&str; 20] = [
     "SessionEnd",
 ];
 
+/// schemars names integer widths as `format` (`uint64`, `int32`, ...), which
+/// JSON Schema does not define: validators such as ajv (the MCP SDK's client)
+/// warn about each one. The width is already stated by `minimum`.
+fn drop_integer_formats(schema: &mut schemars::Schema) {
+    if let Some(obj) = schema.as_object_mut() {
+        let width = obj
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"));
+        if width {
+            obj.remove("format");
+        }
+    }
+}
+
 fn generator(serialize: bool, inline: bool) -> SchemaGenerator {
-    let settings = SchemaSettings::draft2020_12().with(|s| {
-        s.inline_subschemas = inline;
-        s.meta_schema = None;
-    });
+    let settings = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = inline;
+            s.meta_schema = None;
+        })
+        .with_transform(schemars::transform::RecursiveTransform(
+            drop_integer_formats,
+        ));
     if serialize {
         settings.for_serialize()
     } else {
@@ -897,6 +916,32 @@ mod tests {
     }
 
     /// The committed files are what the generator writes now.
+    #[test]
+    fn generated_schemas_use_only_formats_json_schema_defines() {
+        fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
+            match v {
+                Value::Object(obj) => {
+                    if let Some(Value::String(f)) = obj.get("format") {
+                        if !matches!(f.as_str(), "date-time" | "uri" | "email" | "uuid") {
+                            bad.push(format!("{path}: {f}"));
+                        }
+                    }
+                    obj.iter()
+                        .for_each(|(k, v)| walk(v, &format!("{path}/{k}"), bad));
+                }
+                Value::Array(items) => items.iter().for_each(|v| walk(v, path, bad)),
+                _ => {}
+            }
+        }
+        let mut bad = Vec::new();
+        for (name, text) in generated_files() {
+            if let Ok(v) = serde_json::from_str::<Value>(&text) {
+                walk(&v, name, &mut bad);
+            }
+        }
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+
     #[test]
     fn generated_files_are_up_to_date() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
