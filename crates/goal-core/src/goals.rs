@@ -771,13 +771,8 @@ pub fn after_tool(
                 settle_budget(&mut goal, now);
             }
             let changed = recorded || usage.as_ref().is_some_and(|u| u.changed);
-            let change = if changed {
-                Change::Save(goal.clone())
-            } else {
-                Change::None
-            };
             Ok((
-                change,
+                save_if(changed, &goal),
                 Accounted {
                     goal: Some(goal),
                     wrap_up: usage.and_then(|u| u.wrap_up),
@@ -947,6 +942,15 @@ pub struct Accounted {
 /// read-modify-write: tokens not yet counted from the source, turns, wall
 /// time; crossing a budget moves a working goal to budget_limited in the same
 /// write. Usage after the limit still accrues.
+/// Write the goal only when the transition changed it.
+fn save_if(changed: bool, goal: &Goal) -> Change {
+    if changed {
+        Change::Save(goal.clone())
+    } else {
+        Change::None
+    }
+}
+
 pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Result<Accounted> {
     let now = clock::now_ms();
     let (accounted, _warnings) =
@@ -957,13 +961,8 @@ pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Re
             let Some(usage) = account_in(&mut goal, caller, report, now) else {
                 return Ok((Change::None, Accounted::default()));
             };
-            let change = if usage.changed {
-                Change::Save(goal.clone())
-            } else {
-                Change::None
-            };
             Ok((
-                change,
+                save_if(usage.changed, &goal),
                 Accounted {
                     goal: Some(goal),
                     wrap_up: usage.wrap_up,
