@@ -46,6 +46,29 @@ describe('Claude Code: subagents cannot touch the goal', () => {
     assert.equal(main.out.hookSpecificOutput?.permissionDecision, undefined, main.stdout)
   })
 
+  test("a subagent's context_board add or prune is denied before it runs; its read is not", () => {
+    const s = 'auth-claude-sub-board'
+    const call = (input) =>
+      claude({
+        session_id: s,
+        hook_event_name: 'PreToolUse',
+        agent_id: 'agent-b0a',
+        agent_type: 'general-purpose',
+        tool_name: 'mcp__goalSystem__context_board',
+        tool_input: { cwd: CWD, ...input },
+      })
+    for (const input of [
+      { command: 'add', name: 'run-the-tests', description: 'how', context: 'npm test' },
+      { command: 'prune', name: 'run-the-tests' },
+    ]) {
+      const denied = call(input)
+      assert.equal(denied.out.hookSpecificOutput?.permissionDecision, 'deny', denied.stdout)
+      assert.match(denied.out.hookSpecificOutput.permissionDecisionReason, /subagents may read the context board/)
+    }
+    const read = call({ command: 'get_board' })
+    assert.equal(read.out.hookSpecificOutput?.permissionDecision, undefined, read.stdout)
+  })
+
   test("a subagent's prompt never opens or shows a goal", () => {
     const s = 'auth-claude-sub-prompt'
     const r = claude({

@@ -474,6 +474,25 @@ pub fn validate_name(name: &str) -> Result<()> {
     }
 }
 
+const SUBAGENT_WRITE: &str =
+    "subagents may read the context board, never write it: report the lesson to the main session";
+
+impl Command {
+    /// Add and prune change the board; subagents may only read it.
+    fn writes(&self) -> bool {
+        matches!(self, Command::Add { .. } | Command::Prune { .. })
+    }
+}
+
+/// The refusal of a board write called from a subagent, for the hooks'
+/// PreToolUse (the MCP server cannot tell a subagent's call). A request the
+/// board would reject anyway is left to it.
+pub fn subagent_refusal(tool_name: &str, args: &Value) -> Option<String> {
+    let writes = crate::tools::names_tool(tool_name, TOOL_NAME)
+        && parse(args).is_ok_and(|command| command.writes());
+    writes.then(|| format!("[goal-system] Refused: {TOOL_NAME} {SUBAGENT_WRITE}."))
+}
+
 /// Read a request: every string is redacted first, then the typed parse
 /// names an unknown or mistyped field, then each command's fields are checked.
 pub fn parse(request: &Value) -> Result<Command> {
@@ -576,11 +595,8 @@ pub fn run(
     request: &Value,
 ) -> Result<Outcome> {
     let command = parse(request)?;
-    if actor == Actor::Subagent && matches!(command, Command::Add { .. } | Command::Prune { .. }) {
-        return Err(GoalError::new(
-            ErrorCode::Subagent,
-            "subagents may read the context board, never write it: report the lesson to the main session",
-        ));
+    if actor == Actor::Subagent && command.writes() {
+        return Err(GoalError::new(ErrorCode::Subagent, SUBAGENT_WRITE));
     }
     let mut warnings = Vec::new();
     let (board, text, found) = match command {

@@ -19,13 +19,20 @@ pub const GOAL_TOOLS: [&str; 4] = [
 /// (`mcp__goalSystem__goal_system_update`, `goalSystem/goal_system_update`,
 /// `goal-system.goal_system_status`, ...).
 pub fn goal_tool(name: &str) -> Option<&'static str> {
+    GOAL_TOOLS
+        .iter()
+        .copied()
+        .find(|tool| names_tool(name, tool))
+}
+
+/// Whether `name` is the bare tool `tool`, possibly behind a host's prefix
+/// (`mcp__goalSystem__context_board`, `goalSystem/context_board`).
+pub fn names_tool(name: &str, tool: &str) -> bool {
     let lower = name.trim().to_ascii_lowercase();
-    GOAL_TOOLS.iter().copied().find(|tool| {
-        lower == *tool
-            || lower
-                .strip_suffix(tool)
-                .is_some_and(|prefix| prefix.ends_with(['_', '/', '.', ':', '-']))
-    })
+    lower == tool
+        || lower
+            .strip_suffix(tool)
+            .is_some_and(|prefix| prefix.ends_with(['_', '/', '.', ':', '-']))
 }
 
 /// Copilot CLI's built-in completion claim in autopilot.

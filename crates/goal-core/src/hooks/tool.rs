@@ -13,15 +13,20 @@ use crate::store::Store;
 use crate::tools;
 
 /// A call refused whatever the goal: writes to the goal state, the user's verbs
-/// of the command, and any goal tool called from a subagent.
+/// of the command, and any goal tool or board write called from a subagent.
 pub(super) fn refusal(store: &Store, payload: &Payload) -> Option<String> {
     let paths = StatePaths::new(
         &store.config.root,
         crate::store::home_dir().map(|h| h.to_string_lossy().into_owned()),
     );
     payload.calls.iter().find_map(|call| {
-        if payload.subagent && tools::goal_tool(&call.name).is_some() {
-            return Some(messages::subagent_goal_tool_refusal(&call.name));
+        if payload.subagent {
+            if tools::goal_tool(&call.name).is_some() {
+                return Some(messages::subagent_goal_tool_refusal(&call.name));
+            }
+            if let Some(refusal) = crate::board::subagent_refusal(&call.name, &call.args) {
+                return Some(refusal);
+            }
         }
         guard::forbidden(call, &paths)
     })
