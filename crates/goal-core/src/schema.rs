@@ -435,56 +435,36 @@ pub fn bundle() -> Value {
         }
         defs.insert(name.into(), schema);
     };
+    fn root<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
+        generator.root_schema_for::<T>().to_value()
+    }
     let mut out_gen = generator(true, false);
-    add(
-        &mut defs,
-        "Goal",
-        out_gen.root_schema_for::<Goal>().to_value(),
-    );
-    add(
-        &mut defs,
-        "Unmet",
-        out_gen.root_schema_for::<Unmet>().to_value(),
-    );
-    add(
-        &mut defs,
-        "ToolDefinition",
-        out_gen.root_schema_for::<ToolDefinition>().to_value(),
-    );
+    let outputs = [
+        ("Goal", root::<Goal>(&mut out_gen)),
+        ("Unmet", root::<Unmet>(&mut out_gen)),
+        ("ToolDefinition", root::<ToolDefinition>(&mut out_gen)),
+    ];
+    for (name, schema) in outputs {
+        add(&mut defs, name, schema);
+    }
     for (name, schema) in out_gen.take_definitions(true) {
         add(&mut defs, &name, schema);
     }
     let mut in_gen = generator(false, false);
-    add(
-        &mut defs,
-        "OpenRequest",
-        in_gen.root_schema_for::<OpenRequest>().to_value(),
-    );
-    add(
-        &mut defs,
-        "UpdateRequest",
-        in_gen.root_schema_for::<UpdateRequest>().to_value(),
-    );
-    add(
-        &mut defs,
-        "CloseRequest",
-        in_gen.root_schema_for::<CloseRequest>().to_value(),
-    );
-    add(
-        &mut defs,
-        "IssueResolutionInput",
-        in_gen.root_schema_for::<IssueResolutionInput>().to_value(),
-    );
-    add(
-        &mut defs,
-        "BoardRequest",
-        in_gen.root_schema_for::<BoardRequest>().to_value(),
-    );
-    add(
-        &mut defs,
-        "McpCaller",
-        in_gen.root_schema_for::<McpCaller>().to_value(),
-    );
+    let inputs = [
+        ("OpenRequest", root::<OpenRequest>(&mut in_gen)),
+        ("UpdateRequest", root::<UpdateRequest>(&mut in_gen)),
+        ("CloseRequest", root::<CloseRequest>(&mut in_gen)),
+        (
+            "IssueResolutionInput",
+            root::<IssueResolutionInput>(&mut in_gen),
+        ),
+        ("BoardRequest", root::<BoardRequest>(&mut in_gen)),
+        ("McpCaller", root::<McpCaller>(&mut in_gen)),
+    ];
+    for (name, schema) in inputs {
+        add(&mut defs, name, schema);
+    }
     for (name, schema) in in_gen.take_definitions(true) {
         if !defs.contains_key(&name) {
             add(&mut defs, &name, schema);
