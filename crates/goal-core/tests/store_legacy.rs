@@ -9,31 +9,13 @@ use goal_core::store::{Change, Store, StoreConfig};
 use goal_core::Goal;
 use serde_json::{json, Value};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
+
+mod common;
+use common::{temp_dir, TempDir};
 
 const CWD: &str = "/work/legacy";
 const SESSION: &str = "legacy-session";
-
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(name: &str) -> TempDir {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "goal-store-legacy-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
-}
 
 fn store_in(dir: &TempDir) -> Store {
     let session_state = dir.0.join("session-state");
