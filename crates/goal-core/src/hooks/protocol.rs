@@ -3,6 +3,7 @@
 
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 
 use crate::outcome::Report;
 
@@ -252,6 +253,7 @@ pub fn parse_payload(stdin: &str) -> serde_json::Result<Value> {
     let value = Reader {
         tail: false,
         top: true,
+        text: stdin,
     }
     .deserialize(&mut de)?;
     de.end()?;
@@ -259,18 +261,21 @@ pub fn parse_payload(stdin: &str) -> serde_json::Result<Value> {
 }
 
 /// A JSON value, strings cut to their tail when `tail`; `top` for the
-/// payload object itself, whose result keys turn `tail` on.
+/// payload object itself, whose result keys turn `tail` on. `text` is the
+/// JSON being read, to look at what follows a key (see [`value_after`]).
 #[derive(Clone, Copy)]
-struct Reader {
+struct Reader<'t> {
     tail: bool,
     top: bool,
+    text: &'t str,
 }
 
-impl Reader {
-    fn child(self, key: Option<&str>) -> Reader {
+impl<'t> Reader<'t> {
+    fn child(self, key: Option<&str>) -> Reader<'t> {
         Reader {
             tail: self.tail || (self.top && key.is_some_and(|k| RESULT_KEYS.contains(&k))),
             top: false,
+            text: self.text,
         }
     }
 
@@ -286,7 +291,7 @@ impl Reader {
     }
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Reader {
+impl<'de> serde::de::DeserializeSeed<'de> for Reader<'_> {
     type Value = Value;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
@@ -294,7 +299,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for Reader {
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for Reader {
+impl<'de> serde::de::Visitor<'de> for Reader<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -350,21 +355,68 @@ impl<'de> serde::de::Visitor<'de> for Reader {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             let child = self.child(Some(&key));
-            let value = if self.tail {
-                // Borrowed, not decoded: the value's text as it stands in stdin.
+            // Inside a result, and a result that is itself one string: the
+            // value's text as it stands in stdin, borrowed and never
+            // unescaped whole. A result object or array is read in one
+            // pass instead, its members taken as text by the tail reader
+            // (borrowing it whole first would scan its text twice).
+            let container = || match &key {
+                Cow::Borrowed(k) => matches!(value_after(self.text, k), Some(b'{' | b'[')),
+                Cow::Owned(_) => false,
+            };
+            let value = if self.tail || (child.tail && !container()) {
                 let raw: &'de RawValue = map.next_value()?;
                 tail_value(raw.get()).map_err(serde::de::Error::custom)?
             } else {
-                // A result itself is read in one pass: its members (where
-                // big strings sit) are taken as text by the tail reader.
                 map.next_value_seed(child)?
             };
             out.insert(key.into_owned(), value);
         }
         Ok(Value::Object(out))
     }
+}
+
+/// An object key, borrowed from the JSON text when it has no escapes
+/// (serde's own `Cow` always copies), so [`value_after`] can find its place.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+/// The first byte of the value after `key`, a slice of `text`: past the
+/// key's closing quote, the colon and any whitespace. `None` when `key` is
+/// not in `text` or the text does not read that way; the caller then reads
+/// the value the general way.
+fn value_after(text: &str, key: &str) -> Option<u8> {
+    let start = (key.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let rest = text.as_bytes().get(start + key.len()..)?;
+    let mut bytes = rest.iter().copied();
+    if bytes.next() != Some(b'"') {
+        return None;
+    }
+    let mut bytes = bytes.skip_while(u8::is_ascii_whitespace);
+    if bytes.next() != Some(b':') {
+        return None;
+    }
+    bytes.find(|b| !b.is_ascii_whitespace())
 }
 
 /// A value inside a tool result, from its JSON text: strings keep their tail
@@ -379,6 +431,7 @@ fn tail_value(raw: &str) -> serde_json::Result<Value> {
             let value = Reader {
                 tail: true,
                 top: false,
+                text: raw,
             }
             .deserialize(&mut de)?;
             de.end()?;
@@ -889,17 +942,46 @@ mod tests {
     #[test]
     fn the_body_of_a_big_result_is_never_decoded() {
         // A lone surrogate early in a 2 MB output: decoding the whole string
-        // would fail, the tail alone reads.
-        let body = format!("\\ud800{}", "x".repeat(2 << 20));
-        let stdin = format!(
-            r#"{{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{{"stdout":"{body}\ntest result: ok. 1 passed; 0 failed","exit_code":0}}}}"#
+        // would fail, the tail alone reads. The result as an object (Claude
+        // Code, Copilot CLI), as one string (VS Code), spaced, and under a
+        // key written with an escape.
+        let body = format!(
+            "\\ud800{}\\ntest result: ok. 1 passed; 0 failed",
+            "x".repeat(2 << 20)
         );
-        assert!(serde_json::from_str::<Value>(&stdin).is_err());
-        let cut = parse_payload(&stdin).unwrap();
-        let kept = cut["tool_response"]["stdout"].as_str().unwrap();
-        assert_eq!(kept.len(), REPORT_TAIL);
-        assert!(kept.ends_with("1 passed; 0 failed"));
-        assert_eq!(cut["tool_response"]["exit_code"], 0);
+        let shapes = [
+            (
+                format!(r#""tool_response":{{"stdout":"{body}","exit_code":0}}"#),
+                true,
+            ),
+            (format!(r#""tool_response":"{body}""#), false),
+            (format!(r#""tool_response" :  "{body}""#), false),
+            (format!(r#""tool_\u0072esponse":"{body}""#), false),
+            (
+                format!(r#""tool_\u0072esponse": {{"stdout":"{body}","exit_code":0}}"#),
+                true,
+            ),
+        ];
+        for (result, object) in shapes {
+            let stdin = format!(
+                r#"{{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash",{result},"cwd":"/p"}}"#
+            );
+            assert!(serde_json::from_str::<Value>(&stdin).is_err());
+            let cut = parse_payload(&stdin).unwrap();
+            let response = &cut["tool_response"];
+            let kept = if object {
+                &response["stdout"]
+            } else {
+                response
+            };
+            let kept = kept.as_str().unwrap();
+            assert_eq!(kept.len(), REPORT_TAIL, "{}", &result[..30]);
+            assert!(kept.ends_with("1 passed; 0 failed"));
+            if object {
+                assert_eq!(response["exit_code"], 0);
+            }
+            assert_eq!(cut["cwd"], "/p", "the payload is read past the result");
+        }
     }
 
     #[test]
