@@ -60,6 +60,11 @@ pub fn judge(report: &Report) -> Result<(), String> {
     Ok(())
 }
 
+/// The patterns are ASCII (`-u`): `\b`, `\s`, `\d` and case folding over
+/// Unicode tables make them three times as slow to compile, and each hook is
+/// a fresh process that compiles them again. An ASCII `\b` also sees a
+/// boundary beside a non-ASCII letter, so a summary is found more often,
+/// never less.
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid pattern"))
 }
@@ -71,16 +76,25 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
 /// in the middle of a passing run is not taken for the host's verdict.
 pub fn exit_code_in(text: &str) -> Option<i64> {
     static CELL: OnceLock<Regex> = OnceLock::new();
-    let pattern = re(
+    let mut last: Vec<&str> = text
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(2)
+        .collect();
+    last.reverse();
+    let tail = last.join("\n");
+    // Every match starts with "exit"; without it there is nothing to compile.
+    if !tail.to_ascii_lowercase().contains("exit") {
+        return None;
+    }
+    re(
         &CELL,
-        r"(?i)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
-    );
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = lines[lines.len().saturating_sub(2)..].join("\n");
-    pattern
-        .captures_iter(&tail)
-        .last()
-        .and_then(|c| c[1].parse().ok())
+        r"(?i-u)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
+    )
+    .captures_iter(&tail)
+    .last()
+    .and_then(|c| c[1].parse().ok())
 }
 
 /// A runner's summary that says something failed, quoted briefly.
@@ -89,6 +103,7 @@ pub fn failure_summary(text: &str) -> Option<String> {
     let pattern = re(
         &CELL,
         concat!(
+            "(?-u)",
             // "3 failed", "1 failing", "2 failures", "Tests: 1 failed", "Found 3 errors"
             r"(?i:\b[1-9]\d*\s+(?:tests?\s+)?(?:failed|failing|failures?|errors?)\b)",
             // dotnet "Failed: 1"
