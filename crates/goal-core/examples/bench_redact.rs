@@ -13,7 +13,8 @@
 //! (linear growth is 10x). Each figure is the fastest of several samples;
 //! on Linux the clock is the thread's CPU time, so that time the shared
 //! machine gives to other processes is not counted (wall clock is shown
-//! too).
+//! too). Buffers are fresh memory at every size, as in a hook process (see
+//! `fresh_memory`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -234,7 +235,24 @@ fn mb_per_s(bytes: usize, time: Duration) -> f64 {
 const TARGET_MB_PER_S: f64 = 200.0;
 const TARGET_GROWTH: f64 = 11.0;
 
+/// Every big buffer fresh from the kernel, at every size, as in a hook
+/// process (which redacts once and exits). Otherwise glibc hands the freed 1
+/// and 10 MB outputs back to the next call, warm, while it maps 100 MB fresh
+/// each time (its threshold for mapping rises after a free, up to 32 MB):
+/// the sizes would not be timed alike.
+#[cfg(target_os = "linux")]
+fn fresh_memory() {
+    // SAFETY: called first in main, before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn fresh_memory() {}
+
 fn main() {
+    fresh_memory();
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(one) => vec![one.parse().expect("size in MB")],
         None => vec![1, 10, 100],

@@ -5,6 +5,7 @@ pub mod activation;
 pub mod authority;
 pub mod autopilot;
 pub mod board;
+pub mod buffer;
 pub mod clock;
 pub mod continuation;
 pub mod drift;

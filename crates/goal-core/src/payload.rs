@@ -18,7 +18,9 @@ pub const MAX_HOOK_PAYLOAD_BYTES: usize = 16 << 20;
 /// Read a payload from `reader`: at most `MAX_HOOK_PAYLOAD_BYTES + 1` bytes
 /// (the extra byte tells an oversized payload from one that fits exactly).
 pub fn read_capped(reader: impl Read) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    // Reserved up front: untouched pages cost nothing, and a big payload is
+    // never moved by the buffer's growth.
+    let mut bytes = crate::buffer::bytes(MAX_HOOK_PAYLOAD_BYTES + 1);
     reader
         .take(MAX_HOOK_PAYLOAD_BYTES as u64 + 1)
         .read_to_end(&mut bytes)?;
@@ -44,7 +46,12 @@ pub fn run_bytes_with(
         );
         return out;
     }
-    let text = String::from_utf8_lossy(bytes);
+    // The strict check first: it is many times faster than the lossy decoder
+    // on valid text, which is nearly every payload.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
     // Parsed once, for the host resolution and the decision both: a big tool
     // result is scanned, not copied (see `hooks::parse_stdin`).
     let parsed = hooks::parse_stdin(&text);

@@ -1,0 +1,65 @@
+//! Big buffers that fill fast. A hook is one short-lived process: every
+//! buffer it fills is fresh memory, and on Linux each 4 KB page of it costs
+//! a fault the first time it is written. A 10 MB payload took 2,500 of
+//! them, a sixth of the hook's time. Past its first huge page, a buffer
+//! made here asks for huge pages (2 MB), so that a big one takes a handful
+//! of faults while a small one never reaches that room and costs what a
+//! plain `Vec` does.
+
+/// The size of a transparent huge page on x86-64 and arm64 Linux.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// An empty byte buffer with room for `capacity` bytes.
+pub fn bytes(capacity: usize) -> Vec<u8> {
+    let buffer = Vec::with_capacity(capacity);
+    advise(buffer.as_ptr() as usize, buffer.capacity());
+    buffer
+}
+
+/// An empty string with room for `capacity` bytes.
+pub fn string(capacity: usize) -> String {
+    let buffer = String::with_capacity(capacity);
+    advise(buffer.as_ptr() as usize, buffer.capacity());
+    buffer
+}
+
+/// Advice for the whole huge pages of `[start + HUGE_PAGE, start + len)`.
+/// Advice only: when the kernel declines, nothing changes.
+#[cfg(target_os = "linux")]
+fn advise(start: usize, len: usize) {
+    let from = (start + HUGE_PAGE).next_multiple_of(HUGE_PAGE);
+    let to = (start + len) / HUGE_PAGE * HUGE_PAGE;
+    if to > from {
+        // SAFETY: [from, to) lies inside the allocation just made for the
+        // caller's buffer, and MADV_HUGEPAGE changes how its pages are
+        // backed, never what they hold.
+        unsafe {
+            libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise(_: usize, _: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_empty_with_the_room_asked_for() {
+        for capacity in [0, 1, 4096, HUGE_PAGE + 1, 5 * HUGE_PAGE + 7] {
+            let b = bytes(capacity);
+            assert!(b.is_empty() && b.capacity() >= capacity);
+            let s = string(capacity);
+            assert!(s.is_empty() && s.capacity() >= capacity);
+        }
+    }
+
+    #[test]
+    fn a_big_buffer_fills_and_reads_back() {
+        let mut b = bytes(6 * HUGE_PAGE);
+        b.extend((0..6 * HUGE_PAGE).map(|i| (i % 251) as u8));
+        assert!(b.iter().enumerate().all(|(i, &x)| x == (i % 251) as u8));
+    }
+}
