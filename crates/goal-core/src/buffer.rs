@@ -7,6 +7,7 @@
 //! plain `Vec` does.
 
 /// The size of a transparent huge page on x86-64 and arm64 Linux.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const HUGE_PAGE: usize = 2 << 20;
 
 /// An empty byte buffer with room for `capacity` bytes.
