@@ -353,6 +353,25 @@ export interface StoreOptions {
   stateRoot?: string
 }
 
+/** The model's view of `result`, an addon result of a goal tool or the board. */
+export declare function toolAnswer(result: object): ToolAnswer
+
+/** The model's view of a goal tool's or the board's result. Output only. */
+export interface ToolAnswer {
+  /** The text content: summary or board text, what changed, the warnings. */
+  text: string
+  /**
+   * The structured content: the summary and unmet conditions first, the
+   * goal record (without its recent tool-call window) last.
+   */
+  structuredContent: Record<string, unknown>
+  /**
+   * A refused completion: the call worked, but the model must read it as
+   * an error.
+   */
+  refused: boolean
+}
+
 /**
  * The goal tools as every adapter declares them: name, title, description
  * (gate text and drift thresholds included), the input JSON Schema of the

@@ -863,6 +863,7 @@ module.exports.runHook = nativeBinding.runHook
 module.exports.runHookBytes = nativeBinding.runHookBytes
 module.exports.statePaths = nativeBinding.statePaths
 module.exports.statusLine = nativeBinding.statusLine
+module.exports.toolAnswer = nativeBinding.toolAnswer
 module.exports.toolDefinitions = nativeBinding.toolDefinitions
 module.exports.updateGoal = nativeBinding.updateGoal
 module.exports.updateGoalSync = nativeBinding.updateGoalSync

@@ -209,6 +209,21 @@ test('full lifecycle: open, update, refused close listing every condition, evide
   assert.ok(!updated.isError, text(updated))
   assert.equal(updated.structuredContent.goal.completionStatus, 'active')
   assert.ok(updated.structuredContent.changes.some((c) => c.startsWith('requirements')))
+  // The model reads the summary first and the long goal record last, without
+  // the recent tool-call window the stored record keeps for the hooks.
+  const keys = Object.keys(updated.structuredContent)
+  assert.deepEqual(keys.slice(0, 2), ['summary', 'unmet'])
+  assert.equal(keys.at(-1), 'goal')
+  const stored = readGoal(s)
+  assert.ok(Array.isArray(stored.toolHistory.recent))
+  assert.deepEqual(
+    Object.keys(updated.structuredContent.goal.toolHistory).sort(),
+    Object.keys(stored.toolHistory)
+      .filter((k) => k !== 'recent')
+      .sort(),
+  )
+  assert.ok(text(updated).startsWith(updated.structuredContent.summary))
+  assert.match(text(updated), /^Changes: requirements/m)
 
   const refused = await call('goal_system_close', { sessionId: s, cwd, status: 'complete' })
   assert.equal(refused.isError, true)

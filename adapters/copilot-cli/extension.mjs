@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
-import { callTool, isRefusal, resultText, toolDefinitions } from '../shared/goal-tools.mjs'
+import { callTool, toolDefinitions } from '../shared/goal-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const addon = require('../../index.js')
@@ -59,9 +59,8 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
       }
       const caller = { sessionId: invocation?.sessionId ?? '', cwd: cwd() }
       try {
-        const result = await callTool(addon, name, caller, args)
-        const text = resultText(result)
-        return isRefusal(name, result) ? failure(text) : text
+        const answer = addon.toolAnswer(await callTool(addon, name, caller, args))
+        return answer.refused ? failure(answer.text) : answer.text
       } catch (err) {
         return failure(`${name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
       }
@@ -92,7 +91,7 @@ export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () =
         subagent: looksLikeSubagent(invocation, mainSessionId()),
       }
       try {
-        return resultText(await addon.contextBoard(caller, args ?? {}))
+        return addon.toolAnswer(await addon.contextBoard(caller, args ?? {})).text
       } catch (err) {
         return failure(`${name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
       }

@@ -21,8 +21,6 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 
-import { isRefusal, resultText } from './goal-tools.mjs'
-
 const log = (msg) => process.stderr.write(`goal-system mcp: ${msg}\n`)
 
 // Load the addon once; if it fails, keep serving so the model sees why.
@@ -81,18 +79,13 @@ async function call(name, args) {
     const caller = addon.mcpCaller(name, args)
     const def = tools().find((d) => d.name === name)
     const result = await addon[/** @type {any} */ (def).operation](caller, args ?? {})
-    const content = [{ type: 'text', text: resultText(result) }]
+    // The model's view of the result is the core's: text, structured content
+    // (summary first, the goal record last and without what the model does
+    // not need) and whether a refused completion makes it an error.
+    const answer = addon.toolAnswer(result)
+    const content = [{ type: 'text', text: answer.text }]
     if (!def?.outputSchema) return { content }
-    // A refused completion is data from Rust, but for the model it is an error:
-    // the summary lists every unmet condition.
-    const refused = isRefusal(name, result)
-    // Summary and unmet first: Claude Code (2.1.197) hands the model the
-    // structuredContent JSON instead of the text, and the goal record is long.
-    // The recent tool-call window is for hooks and `goal-system show`; the model
-    // needs only its counters (the output schema leaves it out too).
-    const goal = result.goal && { ...result.goal, toolHistory: { ...result.goal.toolHistory, recent: undefined } }
-    const structuredContent = { summary: result.summary, unmet: result.unmet, ...result, goal }
-    return { content, structuredContent, isError: refused || undefined }
+    return { content, structuredContent: answer.structuredContent, isError: answer.refused || undefined }
   } catch (err) {
     return errorResult(err)
   }

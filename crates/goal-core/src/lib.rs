@@ -2,6 +2,7 @@
 //! native hook executable are thin layers over this crate.
 
 pub mod activation;
+pub mod answer;
 pub mod authority;
 pub mod autopilot;
 pub mod board;

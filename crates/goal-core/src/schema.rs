@@ -197,19 +197,21 @@ pub fn goal_json_schema() -> Value {
 /// unmet conditions, the goal record, and the error of a failed call.
 pub fn output_schema() -> Value {
     let mut goal = goal_json_schema();
-    // Results leave out the recent tool-call window (hooks read it, the model
-    // needs only the counters).
-    if let Some(props) = goal
-        .pointer_mut("/properties/toolHistory/properties")
-        .and_then(Value::as_object_mut)
-    {
-        props.remove("recent");
-    }
-    if let Some(required) = goal
-        .pointer_mut("/properties/toolHistory/required")
-        .and_then(Value::as_array_mut)
-    {
-        required.retain(|r| r != "recent");
+    // Results leave out what the model does not need (crate::answer::HIDDEN).
+    for (parent, field) in crate::answer::HIDDEN {
+        let part = format!("/properties/{parent}");
+        if let Some(props) = goal
+            .pointer_mut(&format!("{part}/properties"))
+            .and_then(Value::as_object_mut)
+        {
+            props.remove(field);
+        }
+        if let Some(required) = goal
+            .pointer_mut(&format!("{part}/required"))
+            .and_then(Value::as_array_mut)
+        {
+            required.retain(|r| r != field);
+        }
     }
     goal["description"] = json!("The version-3 goal record.");
     // Besides the core's codes, the MCP server's own: no addon to call, and a
