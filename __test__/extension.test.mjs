@@ -130,7 +130,8 @@ describe('extension tools', () => {
     ]) {
       const res = await invoke('goal_system_status', {}, marker)
       assert.equal(res.resultType, 'failure', JSON.stringify(marker))
-      assert.match(res.textResultForLlm, /subagents do not own the goal/)
+      // The core's authority rule answers, with its code.
+      assert.match(res.textResultForLlm, /\(SUBAGENT\): subagents do not own goals/)
     }
   })
 })

@@ -52,12 +52,12 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
     parameters: inputSchema,
     skipPermission: true,
     handler: async (args, invocation) => {
-      if (looksLikeSubagent(invocation, mainSessionId())) {
-        return failure(
-          `${name} refused: subagents do not own the goal. Report your findings to the main session, which verifies them before recording anything.`,
-        )
+      // A subagent's call reaches the core flagged: its authority rule refuses it.
+      const caller = {
+        sessionId: invocation?.sessionId ?? '',
+        cwd: cwd(),
+        subagent: looksLikeSubagent(invocation, mainSessionId()),
       }
-      const caller = { sessionId: invocation?.sessionId ?? '', cwd: cwd() }
       try {
         const answer = addon.toolAnswer(await callTool(addon, name, caller, args))
         return answer.refused ? failure(answer.text) : answer.text
