@@ -787,13 +787,49 @@ fn call_key(call: &ToolCall) -> String {
     let mut hasher = Sha256::new();
     hasher.update(call.name.as_bytes());
     hasher.update([0]);
-    hasher.update(call.args.to_string().as_bytes());
+    hash_value(&mut hasher, &call.args);
     hasher
         .finalize()
         .iter()
         .take(8)
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Feeds `value` to `hasher` unambiguously (a tag, lengths before text),
+/// strings as they are: a write tool's arguments may carry a 10 MB file,
+/// which is neither copied nor escaped to be hashed.
+fn hash_value(hasher: &mut Sha256, value: &Value) {
+    let text = |hasher: &mut Sha256, s: &str| {
+        hasher.update((s.len() as u64).to_le_bytes());
+        hasher.update(s.as_bytes());
+    };
+    match value {
+        Value::Null => hasher.update([0]),
+        Value::Bool(b) => hasher.update([1, u8::from(*b)]),
+        Value::Number(n) => {
+            hasher.update([2]);
+            text(hasher, &n.to_string());
+        }
+        Value::String(s) => {
+            hasher.update([3]);
+            text(hasher, s);
+        }
+        Value::Array(items) => {
+            hasher.update([4]);
+            hasher.update((items.len() as u64).to_le_bytes());
+            items.iter().for_each(|item| hash_value(hasher, item));
+        }
+        Value::Object(map) => {
+            // A serde_json map iterates in key order: equal objects hash alike.
+            hasher.update([5]);
+            hasher.update((map.len() as u64).to_le_bytes());
+            for (key, item) in map {
+                text(hasher, key);
+                hash_value(hasher, item);
+            }
+        }
+    }
 }
 
 /// Record one tool call in the goal's history (bounded, redacted): its kind,
@@ -1100,6 +1136,39 @@ pub fn adopt(store: &Store, goal: Goal, new_session: &str, cwd: &str) -> Result<
     modified
         .goal
         .ok_or_else(|| GoalError::new(ErrorCode::NoGoal, "the continued goal was not stored"))
+}
+
+#[cfg(test)]
+mod call_key_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key(name: &str, args: Value) -> String {
+        call_key(&ToolCall {
+            name: name.into(),
+            args,
+        })
+    }
+
+    #[test]
+    fn a_call_is_known_by_its_name_and_every_argument() {
+        let ls = key("bash", json!({"command": "ls", "cwd": "/w"}));
+        let reordered = serde_json::from_str(r#"{"cwd":"/w","command":"ls"}"#).unwrap();
+        assert_eq!(ls, key("bash", reordered), "key order does not matter");
+        for (name, args) in [
+            ("bash", json!({"command": "ls ", "cwd": "/w"})),
+            ("Bash", json!({"command": "ls", "cwd": "/w"})),
+            ("bash", json!({"command": ["ls"], "cwd": "/w"})),
+            ("bash", json!({"command": "ls", "cwd": "/w", "x": null})),
+            ("bash", json!({"command": "ls", "cwd": "/w", "x": 1})),
+            ("bash", json!({"command": "ls", "cwd": "/w", "x": "1"})),
+        ] {
+            assert_ne!(ls, key(name, args.clone()), "{name} {args}");
+        }
+        // Lengths come before text: where one string ends is part of the key.
+        assert_ne!(key("t", json!(["ab", "c"])), key("t", json!(["a", "bc"])));
+        assert_ne!(key("t", json!({"ab": "c"})), key("t", json!({"a": "bc"})));
+    }
 }
 
 #[cfg(test)]

@@ -29,17 +29,43 @@ impl StatePaths {
     }
 
     /// Does `text` name the goal state? The root itself, the session-local
-    /// `goal-state.json` copies, or the default root written with `~`/`$HOME`.
+    /// `goal-state.json` copies, or the root written from the home folder as
+    /// `~/`, `$HOME/` or `${HOME}/`. Searched in place: the text may be a
+    /// 10 MB file an edit or write tool carries.
     fn named_in(&self, text: &str) -> bool {
-        let mut expanded = text.to_string();
-        if let Some(home) = &self.home {
-            for form in ["${HOME}", "$HOME", "~"] {
-                expanded = expanded.replace(&format!("{form}/"), &format!("{home}/"));
+        self.needles()
+            .iter()
+            .any(|needle| text.contains(needle.as_str()))
+    }
+
+    /// What [`named_in`](Self::named_in) looks for, without a needle that
+    /// holds an earlier one (found whenever it is): with the default root,
+    /// two searches instead of six.
+    fn needles(&self) -> Vec<String> {
+        let mut all = vec![
+            STATE_FILE.to_string(),
+            "session-state/goal-system".to_string(),
+            self.root.clone(),
+        ];
+        // The root's path below the home folder, when it is there.
+        let below_home = self.home.as_deref().and_then(|home| {
+            let rest = self.root.strip_prefix(home)?;
+            match rest {
+                "" => Some("/"),
+                _ if rest.starts_with('/') => Some(rest),
+                _ => None,
+            }
+        });
+        if let Some(rest) = below_home {
+            all.extend(["${HOME}", "$HOME", "~"].map(|form| format!("{form}{rest}")));
+        }
+        let mut needles: Vec<String> = Vec::new();
+        for needle in all {
+            if !needles.iter().any(|n| needle.contains(n.as_str())) {
+                needles.push(needle);
             }
         }
-        expanded.contains(&self.root)
-            || expanded.contains(STATE_FILE)
-            || expanded.contains("session-state/goal-system")
+        needles
     }
 }
 
@@ -211,6 +237,41 @@ mod tests {
             &paths()
         )
         .is_some());
+    }
+
+    #[test]
+    fn a_state_root_of_any_name_is_found_however_the_home_folder_is_written() {
+        let custom = StatePaths::new(Path::new("/home/u/state/gs"), Some("/home/u/".into()));
+        for cmd in [
+            "rm -rf /home/u/state/gs",
+            "rm -rf ~/state/gs/by-session",
+            "rm -rf $HOME/state/gs",
+            "rm -rf ${HOME}/state/gs",
+        ] {
+            let write = call("bash", json!({ "command": cmd }));
+            assert!(forbidden(&write, &custom).is_some(), "{cmd}");
+        }
+        for cmd in [
+            "rm -rf ~/state",
+            "rm -rf /tmp/state/gs",
+            "rm -rf ~/other/state/gs",
+        ] {
+            let other = call("bash", json!({ "command": cmd }));
+            assert!(forbidden(&other, &custom).is_none(), "{cmd}");
+        }
+        // Home itself as the root.
+        let home = StatePaths::new(Path::new("/home/u"), Some("/home/u".into()));
+        let write = call("bash", json!({"command": "rm -rf ~/x"}));
+        assert!(forbidden(&write, &home).is_some());
+    }
+
+    #[test]
+    fn the_default_root_is_found_with_two_searches() {
+        assert_eq!(
+            paths().needles(),
+            [STATE_FILE, "session-state/goal-system"],
+            "the root and its home forms all hold the second"
+        );
     }
 
     #[test]
