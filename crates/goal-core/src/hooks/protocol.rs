@@ -463,7 +463,55 @@ fn tail_string(raw: &str) -> serde_json::Result<String> {
             _ => window *= 2,
         }
     }
-    serde_json::from_str::<String>(raw).map(keep_tail)
+    serde_json::from_str::<String>(raw)
+        .map(keep_tail)
+        .or_else(|e| match mend_surrogates(raw) {
+            Some(mended) => tail_string(&mended),
+            None => Err(e),
+        })
+}
+
+/// `raw` (a JSON string's text) with each lone surrogate escape written as
+/// `\ufffd`; `None` when it has none. A Node host that cuts output by UTF-16
+/// index can leave half an emoji (JSON.parse accepts it, serde does not): it
+/// must cost that character, not the payload and its verdict.
+fn mend_surrogates(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let unit = |at: usize| {
+        raw.get(at..at + 4)
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let escape_at = |at: usize| bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u');
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(u) = unit(i + 2).filter(|_| escape_at(i)) else {
+            i += 2; // any other escape, an escaped backslash included
+            continue;
+        };
+        let low_follows =
+            escape_at(i + 6) && unit(i + 8).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+        match u {
+            0xD800..=0xDBFF if low_follows => i += 12,
+            0xD800..=0xDFFF => {
+                out.push_str(&raw[copied..i]);
+                out.push_str("\\ufffd");
+                i += 6;
+                copied = i;
+            }
+            _ => i += 6,
+        }
+    }
+    (copied > 0).then(|| {
+        out.push_str(&raw[copied..]);
+        out
+    })
 }
 
 /// A byte index at or after `at` where a JSON string's text can be decoded
@@ -981,6 +1029,36 @@ mod tests {
                 assert_eq!(response["exit_code"], 0);
             }
             assert_eq!(cut["cwd"], "/p", "the payload is read past the result");
+        }
+    }
+
+    #[test]
+    fn a_lone_surrogate_near_the_end_of_a_result_costs_one_character_not_the_payload() {
+        // A Node host that cuts long output by UTF-16 index can leave half
+        // an emoji, which JSON.stringify writes as `\ud83d` and JSON.parse
+        // accepts. The verdict must survive it.
+        let end = r#"1 failed \ud83d \\ud800 \ud83d\ude00 \udc00""#;
+        let want = "1 failed \u{fffd} \\ud800 \u{1f600} \u{fffd}";
+        let big = format!("\"{}{end}", "x".repeat(2 * REPORT_TAIL));
+        for (result, object) in [
+            (format!(r#"{{"stdout":"{end},"exit_code":1}}"#), true),
+            (format!("\"{end}"), false),
+            (big, false),
+        ] {
+            let stdin = format!(
+                r#"{{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{result}}}"#
+            );
+            let cut = parse_payload(&stdin).expect("the payload is read");
+            let response = &cut["tool_response"];
+            let text = if object {
+                &response["stdout"]
+            } else {
+                response
+            };
+            assert!(text.as_str().unwrap().ends_with(want), "{}", &result[..20]);
+            if object {
+                assert_eq!(response["exit_code"], 1);
+            }
         }
     }
 
