@@ -60,13 +60,20 @@ pub fn judge(report: &Report) -> Result<(), String> {
     Ok(())
 }
 
-/// The patterns are ASCII (`-u`): `\b`, `\s`, `\d` and case folding over
-/// Unicode tables make them three times as slow to compile, and each hook is
-/// a fresh process that compiles them again. An ASCII `\b` also sees a
-/// boundary beside a non-ASCII letter, so a summary is found more often,
-/// never less.
+/// Compiled once per process, with `\b` and `\w` ASCII: over Unicode tables
+/// they made the patterns twice as slow to compile, and each hook is a fresh
+/// process that compiles them again. Every `\b` here sits beside an ASCII
+/// word character of the pattern, where an ASCII boundary is found wherever a
+/// Unicode one is (and beside a non-ASCII letter too), and `\w` is only ever
+/// optional, so a summary is found at least as often as before. `\s`, `\d`
+/// and case folding stay Unicode: "1\u{a0}failed" is a failure.
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).expect("valid pattern"))
+    cell.get_or_init(|| {
+        let ascii = pattern
+            .replace(r"\b", r"(?-u:\b)")
+            .replace(r"\w", r"(?-u:\w)");
+        Regex::new(&ascii).expect("valid pattern")
+    })
 }
 
 /// The exit code the closing lines of the output state: Copilot CLI appends
@@ -90,7 +97,7 @@ pub fn exit_code_in(text: &str) -> Option<i64> {
     }
     re(
         &CELL,
-        r"(?i-u)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
+        r"(?i)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
     )
     .captures_iter(&tail)
     .last()
@@ -103,7 +110,6 @@ pub fn failure_summary(text: &str) -> Option<String> {
     let pattern = re(
         &CELL,
         concat!(
-            "(?-u)",
             // "3 failed", "1 failing", "2 failures", "Tests: 1 failed", "Found 3 errors"
             r"(?i:\b[1-9]\d*\s+(?:tests?\s+)?(?:failed|failing|failures?|errors?)\b)",
             // dotnet "Failed: 1"
@@ -112,11 +118,11 @@ pub fn failure_summary(text: &str) -> Option<String> {
             r"|\bFAILED\b|\bBUILD FAILURE\b",
             // go "--- FAIL:" and "FAIL pkg", jest "FAIL src/a.test.js"
             r"|(?m:^\s*(?:---\s+)?FAIL\b)",
-            // node:test "# fail 2" (TAP) or "ℹ fail 2"
-            r"|(?m:^\s*(?:#|ℹ)\s*fail\s+[1-9]\d*)",
+            // node:test "# fail 2" (TAP) or "ℹ fail 2"; bun " 1 fail"
+            r"|(?m:^\s*(?:#|ℹ)\s*fail\s+[1-9]\d*)|(?m:^\s*[1-9]\d*\s+fail\b)",
             // TAP "not ok 3 - ..."
             r"|(?m:^\s*not ok\b)",
-            r"|npm ERR!|ERR_PNPM_\w+|error Command failed|\bELIFECYCLE\b",
+            r"|npm ERR!|ERR_PNPM_\w*|error Command failed|\bELIFECYCLE\b",
             // rustc and make
             r"|error\[E\d+\]|error: could not compile|(?m:^make(?:\[\d+\])?: \*\*\*)",
             r"|(?i:command not found)",
@@ -212,6 +218,16 @@ mod tests {
             "FAILED (failures=1)",
             "Failed!  - Failed:     1, Passed:     9",
             "bash: pytest: command not found",
+            // bun test
+            " 4 pass\n 1 fail\nRan 5 tests across 1 files. [12.00ms]",
+            // Unicode spacing and digits count as they did before the word
+            // boundaries became ASCII.
+            "Tests  1\u{a0}failed | 2 passed",
+            "Failed:\u{a0}1",
+            "\u{3000}FAIL src/a.test.js",
+            "1\u{663} failed",
+            "1\u{ff11} failed",
+            "ERR_PNPM_\u{e9}",
         ] {
             assert!(judge(&text(out)).is_err(), "{out}");
         }

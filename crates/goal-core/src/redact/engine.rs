@@ -643,7 +643,7 @@ impl Engine {
         if spans.is_empty() {
             return Cow::Borrowed(text);
         }
-        let mut out = crate::buffer::string(text.len() + spans.len() * 16);
+        let mut out = String::with_capacity(text.len() + spans.len() * 16);
         let mut copied = 0;
         for span in &spans {
             out.push_str(&text[copied..span.start]);
