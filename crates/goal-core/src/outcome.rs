@@ -118,8 +118,9 @@ pub fn failure_summary(text: &str) -> Option<String> {
             r"|\bFAILED\b|\bBUILD FAILURE\b",
             // go "--- FAIL:" and "FAIL pkg", jest "FAIL src/a.test.js"
             r"|(?m:^\s*(?:---\s+)?FAIL\b)",
-            // node:test "# fail 2" (TAP) or "ℹ fail 2"; bun " 1 fail"
-            r"|(?m:^\s*(?:#|ℹ)\s*fail\s+[1-9]\d*)|(?m:^\s*[1-9]\d*\s+fail\b)",
+            // node:test "# fail 2" (TAP) or "ℹ fail 2"; bun " 1 fail", a line
+            // of its own (not "  3 fail-safe checks")
+            r"|(?m:^\s*(?:#|ℹ)\s*fail\s+[1-9]\d*)|(?m:^\s*[1-9]\d*\s+fail\s*$)",
             // TAP "not ok 3 - ..."
             r"|(?m:^\s*not ok\b)",
             r"|npm ERR!|ERR_PNPM_\w*|error Command failed|\bELIFECYCLE\b",
@@ -248,6 +249,11 @@ mod tests {
             "  ✓ reports 2 errors for bad input (3 ms)\nTests: 4 passed, 4 total",
             "ok 3 - prints FAILED when the input is empty\n# fail 0",
             "test parser::counts_2_errors ... ok\ntest result: ok. 1 passed; 0 failed",
+            // bun's count is a line of its own: a count of something else
+            // that starts with "fail" is not one.
+            " 5 pass\n 0 fail\n 9 expect() calls",
+            "  3 fail-safe checks passed\n 3 pass\n 0 fail",
+            "  2 fail-over tests: all green",
         ] {
             assert!(judge(&text(out)).is_ok(), "{out}");
         }
