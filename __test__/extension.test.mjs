@@ -127,6 +127,8 @@ describe('extension tools', () => {
       // Object-valued markers, and an invocation that also carries functions.
       { subagent: { name: 'explore', id: 'sa-1' } },
       { parentInvocation: undefined, agentId: 'a-2', toString: () => 'x' },
+      // A number JSON cannot hold does not make the check fail open.
+      { agentId: 'a-3', elapsedMs: Number.NaN, limit: Number.POSITIVE_INFINITY },
     ]) {
       const res = await invoke('goal_system_status', {}, marker)
       assert.equal(res.resultType, 'failure', JSON.stringify(marker))

@@ -19,7 +19,10 @@ export function looksLikeSubagent(invocation, mainSessionId) {
   // functions and cyclic objects. Markers may be objects (`subagent: {...}`).
   const scalars = {}
   for (const [key, value] of Object.entries(invocation)) {
-    if (['string', 'boolean', 'number'].includes(typeof value)) scalars[key] = value
+    if (['string', 'boolean'].includes(typeof value)) scalars[key] = value
+    // NaN and Infinity have no JSON form: the addon would throw, and a failed
+    // check reads as the main agent.
+    else if (typeof value === 'number') scalars[key] = Number.isFinite(value) ? value : null
     else if (value && typeof value === 'object') {
       try {
         scalars[key] = JSON.parse(JSON.stringify(value))
