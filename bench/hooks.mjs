@@ -180,21 +180,23 @@ console.log(
 
 // A 10 MB tool result: what a big output costs the post-tool hook.
 const big = `${'test output line with some words and numbers 0123456789\n'.repeat(180_000)}test result: ok. 1 passed; 0 failed\n`
-const bigCases = [['floor (10 MB stdin)', () => runFloor(big)]]
+const floorBig = ['floor (10 MB stdin)', () => runFloor(big)]
+const resultCases = [floorBig]
 for (const [host, spec] of Object.entries(hosts)) {
   const event = postEvent[host]
   const input = JSON.stringify(spec.payload(spec.sessionId, event, big))
-  bigCases.push([`${host} ${event} 10 MB`, () => run(spec.shell, installed(host, event), input)])
+  resultCases.push([`${host} ${event} 10 MB`, () => run(spec.shell, installed(host, event), input)])
 }
 // A 10 MB file written by each host's write tool: its text is in the tool's
 // arguments, which the guard searches for the goal state's paths (pre) and
-// the history keys (post).
+// the history key hashes (post).
 const writes = {
   'copilot-cli': ['create', (text) => ({ path: `${cwd}/big.txt`, file_text: text })],
   vscode: ['create_file', (text) => ({ filePath: `${cwd}/big.txt`, content: text })],
   claude: ['Write', (text) => ({ file_path: `${cwd}/big.txt`, content: text })],
 }
 const preEvent = { 'copilot-cli': 'preToolUse', vscode: 'PreToolUse', claude: 'PreToolUse' }
+const writeCases = [floorBig]
 for (const [host, spec] of Object.entries(hosts)) {
   const [tool, args] = writes[host]
   for (const event of [preEvent[host], postEvent[host]]) {
@@ -202,21 +204,26 @@ for (const [host, spec] of Object.entries(hosts)) {
     if (host === 'copilot-cli') Object.assign(payload, { toolName: tool, toolArgs: args(big) })
     else Object.assign(payload, { tool_name: tool, tool_input: args(big) })
     const input = JSON.stringify(payload)
-    bigCases.push([`${host} ${event} 10 MB write`, () => run(spec.shell, installed(host, event), input)])
+    writeCases.push([`${host} ${event} 10 MB write`, () => run(spec.shell, installed(host, event), input)])
   }
 }
-const bigRuns = Math.max(5, Math.floor(iterations / 4))
-const heavy = measure(bigCases, bigRuns, (i) => keepDriftLow(iterations + i))
-const bigFloor = heavy['floor (10 MB stdin)'].median
-console.log(`\n10 MB payloads: a tool result, and a file written; ${bigRuns} interleaved runs each (ms)`)
-console.log('case'.padEnd(38), 'median'.padStart(8), 'x floor'.padStart(8))
-for (const [name] of bigCases) {
-  const { median } = heavy[name]
-  console.log(name.padEnd(38), median.toFixed(2).padStart(8), (median / bigFloor).toFixed(2).padStart(8))
+const bigRuns = Math.max(5, Math.floor(iterations / 2))
+/** Each case of `list` against the floor fed the same 10 MB, in its own interleaved run. */
+const against = (title, list) => {
+  const heavy = measure(list, bigRuns, (i) => keepDriftLow(iterations + i))
+  const floorMs = heavy[floorBig[0]].median
+  console.log(`\n${title}, ${bigRuns} interleaved runs each (ms)`)
+  console.log('case'.padEnd(38), 'median'.padStart(8), 'x floor'.padStart(8))
+  for (const [name] of list) {
+    const { median } = heavy[name]
+    console.log(name.padEnd(38), median.toFixed(2).padStart(8), (median / floorMs).toFixed(2).padStart(8))
+  }
+  return Math.max(...list.slice(1).map(([name]) => heavy[name].median)) / floorMs
 }
-const results = bigCases.slice(1).filter(([name]) => !name.endsWith('write'))
-const worstBig = Math.max(...results.map(([name]) => heavy[name].median)) / bigFloor
+const worstBig = against('postToolUse with a 10 MB tool result', resultCases)
 console.log(
   `worst 10 MB result: ${worstBig.toFixed(2)}x the floor (target at most 1.5x: ${worstBig <= 1.5 ? 'met' : 'NOT met'})`,
 )
+const worstWrite = against('both tool hooks of a 10 MB file written', writeCases)
+console.log(`worst 10 MB write: ${worstWrite.toFixed(2)}x the floor`)
 rmSync(home, { recursive: true, force: true })
