@@ -456,19 +456,25 @@ fn tail_string(raw: &str) -> serde_json::Result<String> {
         piece.push_str(&raw[start..]);
         // A few characters at the start may be the hex digits of a cut
         // `\u` escape: enough is decoded that they fall outside the tail.
-        match serde_json::from_str::<String>(&piece) {
+        // A low surrogate whose high half was cut off reads as U+FFFD at
+        // the start, outside the tail.
+        match decode(&piece) {
             Ok(text) if text.len() >= REPORT_TAIL + 8 => return Ok(keep_tail(text)),
-            // Too short (many escapes), or cut between the halves of a
-            // surrogate pair: widen.
+            // Too short (many escapes): widen.
             _ => window *= 2,
         }
     }
-    serde_json::from_str::<String>(raw)
-        .map(keep_tail)
-        .or_else(|e| match mend_surrogates(raw) {
-            Some(mended) => tail_string(&mended),
-            None => Err(e),
-        })
+    decode(raw).map(keep_tail)
+}
+
+/// A JSON string's text decoded; a lone surrogate escape in it, which serde
+/// refuses, is mended first ([`mend_surrogates`]) rather than widening the
+/// window to the whole string to fail there.
+fn decode(raw: &str) -> serde_json::Result<String> {
+    serde_json::from_str::<String>(raw).or_else(|e| match mend_surrogates(raw) {
+        Some(mended) => serde_json::from_str(&mended),
+        None => Err(e),
+    })
 }
 
 /// `raw` (a JSON string's text) with each lone surrogate escape written as
