@@ -257,7 +257,7 @@ describe('evidence from tool calls (Copilot CLI)', () => {
     )
     assert.match(
       refused.summary,
-      /last change \(call #3: "edit: greet.sh"\) came after the last passing verification "npm test"/,
+      /last change \(call #3: "edit: greet.sh", changed "greet.sh"\) came after the last passing verification "npm test"/,
     )
 
     shell(s, 'npm test', result('success', '  0 passing\n  1 failing\n<shellId: 1 completed with exit code 1>'))

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -83,6 +83,8 @@ test('inspect, edit, test, update, close passes the first time; an edit after th
     { command: 'npm test', explanation: 'run the tests', isBackground: false },
     'Tests: 1 passed, 1 total',
   )
+  // The editor changes the file, as VS Code's tool does, then the hook runs.
+  writeFileSync(join(cwd, 'greet.sh'), 'echo hello; echo hello\n')
   call('replace_string_in_file', {
     filePath: join(cwd, 'greet.sh'),
     oldString: 'echo hello',
@@ -100,7 +102,7 @@ test('inspect, edit, test, update, close passes the first time; an edit after th
   assert.equal(refused.closed, false)
   assert.match(
     refused.summary,
-    /"replace_string_in_file: .*greet.sh"\) came after the last passing verification "npm test"/,
+    /"replace_string_in_file: .*greet.sh", changed "greet.sh"\) came after the last passing verification "npm test"/,
   )
   call(
     'run_in_terminal',

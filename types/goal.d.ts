@@ -12,6 +12,17 @@ export interface Annotations {
   title: string
 }
 
+/** A run that looked like a verification but did not count. */
+export interface Attempt {
+  /** The command, redacted and truncated. */
+  command: string
+  /** The end of what it printed, redacted. */
+  output?: string
+  seq: number
+  /** Why it does not count, in words the model acts on. */
+  why: string
+}
+
 /** `context_board`: one command on the board of this repository and branch. */
 export interface BoardRequest {
   /** get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one. */
@@ -184,14 +195,28 @@ export interface IssueResolutionInput {
   status: "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
 }
 
-/** The small facts kept about the last verification: never its output. */
+/** The facts kept about the last verification. */
 export interface LastVerification {
   at: string
   /** The command (or tool summary), redacted and truncated. */
   command: string
+  /**
+   * What it was: `tests`, `check` (build, lint, type check) or `run` (the
+   * project's own program); empty in records of earlier versions.
+   */
+  kind?: string
+  /**
+   * Whether the working tree was observed around it (`tree`) or only its
+   * words were read (`words`); empty in records of earlier versions.
+   */
+  observed?: string
+  /** The end of what it printed, redacted: what was seen. */
+  output?: string
   passed: boolean
   /** Its `seq` in the tool history: fresh when greater than `lastChangeSeq`. */
   seq: number
+  /** Why it failed, in a few words, when it did. */
+  why?: string
 }
 
 /**
@@ -310,6 +335,11 @@ export interface ToolDefinition {
 export interface ToolEvent {
   at: string
   atMs: number
+  /**
+   * The files it changed, as observed in the working tree (or as the tool
+   * named them), relative to the goal's folder, redacted; at most a few.
+   */
+  files?: string[]
   /** Dedup key: hash of tool name and arguments. */
   key?: string
   kind: ToolKind
@@ -332,17 +362,45 @@ export interface ToolEvent {
 /** Tool history: a bounded window of recent calls plus counters that survive trimming. */
 export interface ToolHistory {
   actions: number
+  /**
+   * Runs of the project's program started in the background (a server): a
+   * request to localhost afterwards exercises it.
+   */
+  backgroundRuns: number
+  /**
+   * Changes that touched anything but documentation (or files unknown).
+   * While it is 0, a goal that changed only documentation may rest on
+   * reading the result back.
+   */
+  codeChanges: number
   delegations: number
+  /** Documentation files the goal changed (at most a few). */
+  docsChanged?: string[]
   /** Counts per kind over the whole life of the goal. */
   inspections: number
+  /**
+   * The last run that looked like a verification but did not count, and why
+   * (it ran no tests, ran outside the goal's folder, changed files as it ran).
+   */
+  lastAttempt?: Attempt | null
   /** Summary of that call (`edit: src/a.rs`), redacted. */
   lastChange?: string | null
+  /**
+   * The files the last change touched (observed, or named by the tool),
+   * relative to the goal's folder, redacted; at most a few.
+   */
+  lastChangeFiles?: string[]
   /**
    * `seq` of the last call that changed files (0: none yet). Survives the
    * window, so freshness holds however long the history grows.
    */
   lastChangeSeq: number
-  /** The last verification (test, build, lint, type check) and its result. */
+  /** `seq` of the last call that read a changed documentation file back. */
+  lastReadbackSeq: number
+  /**
+   * The last verification (tests, build, lint, type check, or a run of the
+   * project's own program) and its result.
+   */
   lastVerification?: LastVerification | null
   /** Most recent entries, oldest first. */
   recent: ToolEvent[]
@@ -350,11 +408,27 @@ export interface ToolHistory {
   seq: number
   /** `seq` at the last goal update: drift = seq - seq_at_update. */
   seqAtUpdate: number
+  /**
+   * Where the agent's persistent shell was left by a `cd` (absolute), when
+   * it moved: a later command with no `cd` runs there.
+   */
+  shellCwd?: string | null
+  /**
+   * The observed working tree kept after the last observed call (its
+   * digest; the manifest is a side file). Absent when not observed.
+   */
+  tree?: TreeMark | null
   verifications: number
 }
 
 /** Rough classification of a tool call, for drift and the completion gate. */
 export type ToolKind = "goal" | "inspection" | "action" | "verification" | "other" | "delegation" | "meta" | "noop"
+
+/** The kept working tree's digest (SHA-256 of the side file) and size. */
+export interface TreeMark {
+  digest: string
+  entries: number
+}
 
 /** One unmet condition. */
 export interface Unmet {

@@ -37,7 +37,7 @@ pub const CONDITIONS: [&str; 10] = [
     "completionAudit",
     "empty remaining and empty blockers",
     "every discovered issue resolved (resolvedIssues or an evidence-backed issueResolutions entry)",
-    "recorded action or verification tool activity, with a passing verification after the last change (toolHistory; claims alone are refused)",
+    "a passing run observed by the hooks after the last change: the project's tests, build, type check or linter, or its own program (toolHistory; reads and claims alone are refused; a documentation-only change may rest on reading it back)",
 ];
 
 /// Every condition of the completion gate that the goal does not meet, in the
@@ -122,39 +122,42 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
     out
 }
 
-/// Tool-backed evidence: a passing verification recorded after the last call
-/// that changed files. A goal that changed nothing (analysis, review) may
-/// instead rest on inspections made with tools. A failed last verification
-/// always refuses. `None` when the condition holds.
-pub fn freshness(h: &ToolHistory) -> Option<String> {
-    let change = || {
-        format!(
-            "the last change (call #{}: {})",
-            h.last_change_seq,
-            text::quote(h.last_change.as_deref().unwrap_or("a file change"))
-        )
-    };
+/// What the tool-backed evidence lacks (see [`freshness`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gap {
+    /// The last verification failed.
+    Failed,
+    /// Files changed and no passing verification (or documentation read
+    /// back) came after the last change.
+    Unverified,
+    /// Nothing changed and nothing was run: reads alone are no evidence.
+    NothingRun,
+}
+
+/// Tool-backed evidence, observed by the hooks: a passing verification (the
+/// project's tests, build, type check, linter, or its own program run) after
+/// the last change; a goal that changed only documentation may instead rest
+/// on reading the result back. A failed last verification always refuses,
+/// and reads alone never close a goal: an analysis runs what it analysed.
+/// `None` when the condition holds.
+pub fn gap(h: &ToolHistory) -> Option<Gap> {
     match &h.last_verification {
-        Some(v) if !v.passed => Some(format!(
-            "the last verification {} (call #{}) failed: fix the cause and run it again until it passes",
-            text::quote(&v.command),
-            v.seq
-        )),
+        Some(v) if !v.passed => Some(Gap::Failed),
         Some(v) if v.seq > h.last_change_seq => None,
-        Some(v) => Some(format!(
-            "{} came after the last passing verification {} (call #{}): run it (or the project's tests, build or lint) again",
-            change(),
-            text::quote(&v.command),
-            v.seq
-        )),
-        None if h.last_change_seq > 0 => Some(format!(
-            "no verification ran after {}: run the project's tests, build, lint or type check with a tool",
-            change()
-        )),
-        None if h.actions == 0 && h.inspections > 0 => None,
-        None if h.actions > 0 => Some("no verification is recorded after the recorded actions: run the project's tests, build, lint or type check with a tool".into()),
-        None => Some("no tool-backed evidence: nothing was inspected, changed or verified with tools; claims alone are not evidence (inspect, edit and test with tools, then update)".into()),
+        _ if h.last_change_seq > 0
+            && h.code_changes == 0
+            && h.last_readback_seq > h.last_change_seq =>
+        {
+            None
+        }
+        _ if h.last_change_seq > 0 => Some(Gap::Unverified),
+        _ => Some(Gap::NothingRun),
     }
+}
+
+/// [`gap`] in the model's words: the observed facts and one next step.
+pub fn freshness(h: &ToolHistory) -> Option<String> {
+    gap(h).map(|g| crate::messages::evidence_gap(h, g))
 }
 
 /// Words that say nothing about the work: placeholders (`n/a`, `done`, `ok`,
@@ -442,6 +445,7 @@ mod tests {
                 command: "bash test.sh".into(),
                 passed: true,
                 at: "t".into(),
+                ..LastVerification::default()
             }),
             ..ToolHistory::default()
         };
@@ -517,6 +521,7 @@ mod tests {
             command: "cargo test".into(),
             passed,
             at: "t".into(),
+            ..LastVerification::default()
         })
     }
 
@@ -574,17 +579,44 @@ mod tests {
     }
 
     #[test]
-    fn a_goal_that_changed_nothing_may_rest_on_inspections() {
+    fn reads_alone_never_close_but_a_run_of_the_program_does() {
         let mut g = complete_goal();
         g.tool_history = ToolHistory {
             seq: 2,
             inspections: 2,
             ..ToolHistory::default()
         };
+        let u = check(&g);
+        assert_eq!(fields(&u), vec!["toolHistory"]);
+        assert!(u[0].message.contains("nothing was run"), "{}", u[0].message);
+        assert_eq!(gap(&g.tool_history), Some(Gap::NothingRun));
+        g.tool_history.last_verification = verified(3, true);
+        assert!(
+            check(&g).is_empty(),
+            "an analysis that ran what it analysed"
+        );
+    }
+
+    #[test]
+    fn a_documentation_only_change_may_rest_on_reading_it_back() {
+        let mut g = complete_goal();
+        g.tool_history = ToolHistory {
+            seq: 1,
+            actions: 1,
+            last_change_seq: 1,
+            last_change: Some("edit: README.md".into()),
+            last_change_files: vec!["README.md".into()],
+            docs_changed: vec!["README.md".into()],
+            ..ToolHistory::default()
+        };
+        let u = check(&g);
+        assert!(u[0].message.contains("read it back"), "{}", u[0].message);
+        g.tool_history.seq = 2;
+        g.tool_history.last_readback_seq = 2;
         assert!(check(&g).is_empty());
-        // Acting without changing files (a commit) still needs a verification.
-        g.tool_history.actions = 1;
-        assert_eq!(fields(&check(&g)), vec!["toolHistory"]);
+        // Once code changed too, reading back is not enough.
+        g.tool_history.code_changes = 1;
+        assert_eq!(gap(&g.tool_history), Some(Gap::Unverified));
     }
 
     #[test]

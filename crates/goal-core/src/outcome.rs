@@ -36,18 +36,7 @@ pub fn judge(report: &Report) -> Result<(), String> {
         return Err("interrupted".into());
     }
     let kind = report.result_type.trim().to_ascii_lowercase();
-    if matches!(
-        kind.as_str(),
-        "failure"
-            | "failed"
-            | "error"
-            | "rejected"
-            | "denied"
-            | "timeout"
-            | "cancelled"
-            | "canceled"
-            | "interrupted"
-    ) {
+    if FAILED_RESULTS.contains(&kind.as_str()) {
         return Err(format!("the host reported {kind}"));
     }
     let code = report.exit_code.or_else(|| exit_code_in(&report.text));
@@ -59,6 +48,135 @@ pub fn judge(report: &Report) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A check (tests, build, lint, type check): [`judge`], and when the line's
+/// exit status is not the check's (`|| true`, `| tail`), an error the output
+/// shows.
+pub fn judge_check(report: &Report, masked: bool) -> Result<(), String> {
+    judge(report)?;
+    match masked {
+        true => error_marker(&report.text).map_or(Ok(()), Err),
+        false => Ok(()),
+    }
+}
+
+/// A run of the project's own program: the host's result and exit status
+/// decide, and a crash it printed (a traceback, a panic, a missing command).
+/// A runner's summary words are not read: a program may well print "1
+/// failed" as its honest output. When the exit status is masked, any error
+/// line counts.
+pub fn judge_run(report: &Report, masked: bool) -> Result<(), String> {
+    if report.interrupted {
+        return Err("interrupted".into());
+    }
+    let kind = report.result_type.trim().to_ascii_lowercase();
+    if FAILED_RESULTS.contains(&kind.as_str()) {
+        return Err(format!("the host reported {kind}"));
+    }
+    let code = report.exit_code.or_else(|| exit_code_in(&report.text));
+    if let Some(code) = code.filter(|c| *c != 0) {
+        return Err(format!("exit code {code}"));
+    }
+    if let Some(crash) = crash_marker(&report.text) {
+        return Err(crash);
+    }
+    match masked {
+        true => error_marker(&report.text).map_or(Ok(()), Err),
+        false => Ok(()),
+    }
+}
+
+/// What an interpreter or the shell prints when a program dies.
+pub fn crash_marker(text: &str) -> Option<String> {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    let pattern = re(
+        &CELL,
+        concat!(
+            r"Traceback \(most recent call last\)|\bpanicked at\b|Segmentation fault|\(core dumped\)",
+            r"|(?i:command not found)|No such file or directory|Unhandled exception",
+            r"|Exception in thread|(?m:^\s*(?:Uncaught )?(?:[A-Z]\w*Error|[A-Z]\w*Exception):)",
+            r"|(?m:^\s*node:internal)|(?m:^\s*fatal error:)",
+        ),
+    );
+    pattern.find(text).map(|m| {
+        format!(
+            "the output says {:?}",
+            crate::redact::truncate(m.as_str().trim(), 40)
+        )
+    })
+}
+
+/// An error line, read only when the exit status cannot be trusted.
+fn error_marker(text: &str) -> Option<String> {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    let pattern = re(
+        &CELL,
+        r"(?m:^\s*(?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\])?:|^\s*FAIL(?:ED)?\b|\bERR!)",
+    );
+    crash_marker(text)
+        .or_else(|| failure_summary(text))
+        .or_else(|| {
+            pattern.find(text).map(|m| {
+                format!(
+                    "the output says {:?}",
+                    crate::redact::truncate(m.as_str().trim(), 40)
+                )
+            })
+        })
+}
+
+/// A run that executed no tests: the runner's own words for it, quoted.
+pub fn zero_tests(text: &str) -> Option<String> {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    let pattern = re(
+        &CELL,
+        concat!(
+            // node:test (TAP or spec), TAP's empty plan
+            r"(?m:^\s*(?:#|ℹ)\s*tests\s+0\s*$)|(?m:^\s*1\.\.0\b)",
+            // mocha, jest, vitest, pytest, unittest and bun, rspec, phpunit, dotnet, ctest
+            r"|(?m:^\s*0 passing\b)|No tests found|(?m:^\s*Tests:\s+0 total)|No test files found",
+            r"|\bcollected 0 items\b|\bno tests ran\b|\bRan 0 tests?\b|\b0 examples, 0 failures",
+            r"|No tests executed|No test is available|Total tests: 0\b|No tests were found",
+            r"|\bno tests to run\b",
+        ),
+    );
+    if let Some(m) = pattern.find(text) {
+        return Some(format!(
+            "{:?}",
+            crate::redact::truncate(m.as_str().trim(), 40)
+        ));
+    }
+    // cargo and deno print "running N tests" per binary; go one line per package.
+    static RUNNING: OnceLock<Regex> = OnceLock::new();
+    let running = re(&RUNNING, r"(?m)^running (\d+) tests?\s*$");
+    let counts: Vec<u64> = running
+        .captures_iter(text)
+        .filter_map(|c| c[1].parse().ok())
+        .collect();
+    if !counts.is_empty() && counts.iter().all(|n| *n == 0) {
+        return Some("\"running 0 tests\"".into());
+    }
+    static GO: OnceLock<Regex> = OnceLock::new();
+    let go = re(&GO, r"(?m)^(?:ok|\?)\s+\S+.*$");
+    let packages: Vec<&str> = go.find_iter(text).map(|m| m.as_str()).collect();
+    if !packages.is_empty() && packages.iter().all(|l| l.contains("[no test files]")) {
+        return Some("\"[no test files]\"".into());
+    }
+    None
+}
+
+/// Result types that mean the call failed.
+const FAILED_RESULTS: [&str; 9] = [
+    "failure",
+    "failed",
+    "error",
+    "rejected",
+    "denied",
+    "timeout",
+    "cancelled",
+    "canceled",
+    "interrupted",
+];
 
 /// Compiled once per process, with `\b` and `\w` ASCII: over Unicode tables
 /// they made the patterns twice as slow to compile, and each hook is a fresh

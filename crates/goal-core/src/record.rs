@@ -11,7 +11,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod history;
 mod legacy;
+
+pub use history::{Attempt, LastVerification, ToolEvent, ToolHistory, ToolKind, TreeMark};
 
 /// The record version this crate writes. Version 3 is the seed's format.
 pub const RECORD_VERSION: u32 = 3;
@@ -144,106 +147,6 @@ pub struct PromptSource {
     /// What opened it: "goal-command", "autopilot", "tool", "cli", "continue".
     #[serde(default)]
     pub kind: String,
-}
-
-/// Rough classification of a tool call, for drift and the completion gate.
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolKind {
-    /// One of the goal_system_* tools: never counts toward drift.
-    Goal,
-    /// Reads, searches and listings.
-    Inspection,
-    /// Edits, writes, shell commands that change things.
-    Action,
-    /// Shell commands that build, test or check.
-    Verification,
-    /// Anything else the host offers.
-    Other,
-    /// Handing work to a subagent (Claude's Agent, Copilot's task): activity of
-    /// the main session for drift, but never evidence of the work itself.
-    Delegation,
-    /// Bookkeeping that neither acts nor inspects (task_complete, report_intent,
-    /// todo lists): never counts toward drift, never counts as evidence.
-    Meta,
-    /// Shell commands that do nothing for the work (`echo done`, `true`,
-    /// `sleep 1`): they count toward drift, since they are not progress, but
-    /// are never evidence.
-    Noop,
-}
-
-/// One persisted tool call (already redacted and truncated).
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolEvent {
-    /// Monotonic per goal; drift is derived from it.
-    pub seq: u64,
-    pub at: String,
-    #[serde(default)]
-    pub at_ms: u64,
-    pub tool: String,
-    pub kind: ToolKind,
-    /// Tool name and main argument (command, path), redacted.
-    pub summary: String,
-    /// "success", "failure", "denied" or empty when unknown.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub result: String,
-    /// For a verification: did it pass, as the host reported it (result type,
-    /// exit code, interruption, the runner's summary). Absent for other kinds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub passed: Option<bool>,
-    /// Which adapter recorded it ("cli-hook", "sdk", "vscode", "claude").
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub source: String,
-    /// Dedup key: hash of tool name and arguments.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub key: String,
-}
-
-/// Tool history: a bounded window of recent calls plus counters that survive trimming.
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolHistory {
-    /// Number of non-goal main-session calls ever recorded for this goal.
-    #[serde(default)]
-    pub seq: u64,
-    /// `seq` at the last goal update: drift = seq - seq_at_update.
-    #[serde(default)]
-    pub seq_at_update: u64,
-    /// Counts per kind over the whole life of the goal.
-    #[serde(default)]
-    pub inspections: u64,
-    #[serde(default)]
-    pub actions: u64,
-    #[serde(default)]
-    pub verifications: u64,
-    #[serde(default)]
-    pub delegations: u64,
-    /// Most recent entries, oldest first.
-    #[serde(default)]
-    pub recent: Vec<ToolEvent>,
-    /// `seq` of the last call that changed files (0: none yet). Survives the
-    /// window, so freshness holds however long the history grows.
-    #[serde(default)]
-    pub last_change_seq: u64,
-    /// Summary of that call (`edit: src/a.rs`), redacted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_change: Option<String>,
-    /// The last verification (test, build, lint, type check) and its result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_verification: Option<LastVerification>,
-}
-
-/// The small facts kept about the last verification: never its output.
-#[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct LastVerification {
-    /// Its `seq` in the tool history: fresh when greater than `lastChangeSeq`.
-    pub seq: u64,
-    /// The command (or tool summary), redacted and truncated.
-    pub command: String,
-    pub passed: bool,
-    pub at: String,
 }
 
 /// Optional budgets and the goal's usage, after Codex's goals. Budgets are set

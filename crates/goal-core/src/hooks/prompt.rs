@@ -28,11 +28,11 @@ pub(super) fn on_prompt(
         return Ok((Decision::default(), None));
     }
     let intent = activation::parse_prompt(&prompt);
-    if intent == Intent::None {
-        goals::note_user_prompt(store, caller, &prompt);
-    }
     let command = intent != Intent::None;
-    match run_intent(store, caller, &prompt, intent) {
+    let ran = run_intent(store, caller, &prompt, intent);
+    // After the command: a goal it opened gets its first view of the tree.
+    goals::note_user_prompt(store, caller, &prompt);
+    match ran {
         // A /goal command that could not be done says why where the user reads it.
         Err(e) if command => {
             let text = format!("{} /goal: {}", messages::VOICE, e.message);

@@ -350,6 +350,7 @@ mod tests {
             source: "claude".into(),
             key: String::new(),
             passed: None,
+            files: Vec::new(),
         }
     }
 

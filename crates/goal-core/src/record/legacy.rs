@@ -341,6 +341,7 @@ fn tool_history(history: &[Value]) -> ToolHistory {
             source: "legacy".into(),
             key: String::new(),
             passed: None,
+            files: Vec::new(),
         });
     }
     if out.recent.len() > RECENT_WINDOW {

@@ -5,7 +5,9 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::PathBuf;
 
-use super::files::{identity, io_err, quarantine, read_state_file, write_atomic, Found};
+use super::files::{
+    identity, io_err, quarantine, read_state_file, stage_lazy, write_atomic, Found,
+};
 use super::Store;
 use crate::error::{ErrorCode, GoalError, Result};
 
@@ -17,6 +19,16 @@ impl Store {
         let dir = self.config.root.join(folder);
         self.ensure_subdir(&dir)?;
         write_atomic(&dir, name, bytes)
+    }
+
+    /// Write a cache beside the goals (the observed tree): atomic and private
+    /// like a side file, never fsynced, since a lost or torn cache is only
+    /// rebuilt (its digest in the sealed goal tells). Callers serialize with
+    /// [`Store::lock`].
+    pub fn write_cache_file(&self, folder: &str, name: &str, bytes: &[u8]) -> Result<()> {
+        let dir = self.config.root.join(folder);
+        self.ensure_subdir(&dir)?;
+        stage_lazy(&dir, name, bytes)?.commit().map(|_| ())
     }
 
     /// Read `<root>/<folder>/<name>` without following a symlink: `None` when

@@ -2,9 +2,12 @@
 //! goal_system_update and goal_system_close. The SDK extension, the MCP server,
 //! the CLI and the hooks all call these, so every caller gets the same rules.
 
+mod history;
+
+pub use history::{record_tool, Tree, HISTORY_WINDOW};
+
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::authority::{self, Operation, Role};
 use crate::board;
@@ -13,12 +16,11 @@ use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::{self, Unmet};
 use crate::hooks::ToolCall;
 use crate::messages;
-use crate::outcome::{self, Report};
-use crate::record::{Goal, LastVerification, PromptSource, Status, ToolEvent, ToolKind};
+use crate::outcome::Report;
+use crate::record::{Goal, PromptSource, Status};
 use crate::redact;
 use crate::request::{self, CloseRequest, OpenRequest, UpdateRequest};
 use crate::store::{validate_cwd, validate_session_id, Change, Store};
-use crate::tools;
 use crate::update::{self, Applied};
 
 /// Who is calling: the main session's id and working directory, and the
@@ -465,10 +467,17 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
             let now = clock::now_iso();
             match status {
                 Status::Complete => {
+                    // The tree as it is now: a change since the last observed
+                    // call (by anyone) comes after every verification so far.
+                    let before = goal.tool_history.clone();
+                    let mut tree = Tree::new(store, &goal);
+                    history::observe_between(&mut tree, &mut goal, "seen at close", now_ms);
+                    tree.save(&mut goal)?;
+                    let observed = goal.tool_history != before;
                     let unmet = gate::check(&goal);
                     if !unmet.is_empty() {
                         stamp(&mut goal);
-                        let change = if applied.is_empty() {
+                        let change = if applied.is_empty() && !observed {
                             Change::None
                         } else {
                             Change::Save(goal.clone())
@@ -559,21 +568,25 @@ pub fn note_user_prompt(store: &Store, caller: &Caller, prompt: &str) {
     if messages::is_host_continuation(prompt) {
         return;
     }
-    let _ = store.modify(
-        &caller.session_id,
-        Some(&caller.cwd),
-        |current, _| match current {
-            Some(mut goal) if goal.is_open() && goal.stop_guard.since_prompt > 0 => {
-                goal.stop_guard.since_prompt = 0;
-                Ok((Change::Save(goal), ()))
-            }
-            _ => Ok((Change::None, ())),
-        },
-    );
+    let now = clock::now_ms();
+    let _ = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current.filter(Goal::is_open) else {
+            return Ok((Change::None, ()));
+        };
+        let mut changed = goal.stop_guard.since_prompt > 0;
+        goal.stop_guard.since_prompt = 0;
+        if goal.is_working() {
+            // What changed while the agent was not working (the user's own
+            // edits) needs a verification of its own.
+            let before = goal.tool_history.clone();
+            let mut tree = Tree::new(store, &goal);
+            history::observe_between(&mut tree, &mut goal, "between the agent's turns", now);
+            tree.save(&mut goal)?;
+            changed |= goal.tool_history != before;
+        }
+        Ok((save_if(changed, &goal), ()))
+    });
 }
-
-/// Tool-history entries kept per goal; counters survive trimming.
-pub const HISTORY_WINDOW: usize = 50;
 
 /// What the loop guard made of a stop attempt.
 pub enum Attempt {
@@ -764,9 +777,11 @@ pub fn after_tool(
             };
             let usage = account_in(&mut goal, caller, usage, now);
             let mut recorded = false;
+            let mut tree = history::Tree::new(store, &goal);
             for call in calls {
-                recorded |= record_tool(&mut goal, call, report, source, now);
+                recorded |= history::record_tool(&mut goal, call, report, source, now, &mut tree);
             }
+            tree.save(&mut goal)?;
             if recorded {
                 settle_budget(&mut goal, now);
             }
@@ -781,127 +796,6 @@ pub fn after_tool(
         })?;
     audit_budget_limited(store, &accounted);
     Ok((accounted, warnings))
-}
-
-fn call_key(call: &ToolCall) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(call.name.as_bytes());
-    hasher.update([0]);
-    hash_value(&mut hasher, &call.args);
-    hasher
-        .finalize()
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Feeds `value` to `hasher` unambiguously (a tag, lengths before text),
-/// strings as they are: a write tool's arguments may carry a 10 MB file,
-/// which is neither copied nor escaped to be hashed.
-fn hash_value(hasher: &mut Sha256, value: &Value) {
-    let text = |hasher: &mut Sha256, s: &str| {
-        hasher.update((s.len() as u64).to_le_bytes());
-        hasher.update(s.as_bytes());
-    };
-    match value {
-        Value::Null => hasher.update([0]),
-        Value::Bool(b) => hasher.update([1, u8::from(*b)]),
-        Value::Number(n) => {
-            hasher.update([2]);
-            text(hasher, &n.to_string());
-        }
-        Value::String(s) => {
-            hasher.update([3]);
-            text(hasher, s);
-        }
-        Value::Array(items) => {
-            hasher.update([4]);
-            hasher.update((items.len() as u64).to_le_bytes());
-            items.iter().for_each(|item| hash_value(hasher, item));
-        }
-        Value::Object(map) => {
-            // A serde_json map iterates in key order: equal objects hash alike.
-            hasher.update([5]);
-            hasher.update((map.len() as u64).to_le_bytes());
-            for (key, item) in map {
-                text(hasher, key);
-                hash_value(hasher, item);
-            }
-        }
-    }
-}
-
-/// Record one tool call in the goal's history (bounded, redacted): its kind,
-/// and for freshness the last change and the last verification with its
-/// verdict (only the small facts, never the output).
-pub fn record_tool(
-    goal: &mut Goal,
-    call: &ToolCall,
-    report: &Report,
-    source: &str,
-    now_ms: u64,
-) -> bool {
-    let class = tools::classify_call(&call.name, &call.args);
-    let kind = class.kind;
-    if matches!(kind, ToolKind::Goal | ToolKind::Meta) {
-        return false;
-    }
-    let key = call_key(call);
-    // The CLI hook and the SDK extension may both see one call: count it once.
-    if let Some(last) = goal.tool_history.recent.last() {
-        let recent = now_ms.saturating_sub(last.at_ms) < 10_000;
-        if last.key == key && last.source != source && recent {
-            return false;
-        }
-    }
-    goal.budget.tool_calls += 1;
-    let h = &mut goal.tool_history;
-    h.seq += 1;
-    match kind {
-        ToolKind::Inspection => h.inspections += 1,
-        ToolKind::Verification => h.verifications += 1,
-        ToolKind::Delegation => h.delegations += 1,
-        ToolKind::Action => h.actions += 1,
-        // Unknown tools and no-ops count toward drift only.
-        ToolKind::Other | ToolKind::Noop | ToolKind::Goal | ToolKind::Meta => {}
-    }
-    let at = clock::iso_from_ms(now_ms);
-    let summary = tools::summarize(&call.name, &call.args);
-    if class.changes_files {
-        h.last_change_seq = h.seq;
-        h.last_change = Some(summary.clone());
-    }
-    let passed = (kind == ToolKind::Verification).then(|| outcome::judge(report).is_ok());
-    if let Some(passed) = passed {
-        h.last_verification = Some(LastVerification {
-            seq: h.seq,
-            command: class
-                .command
-                .as_deref()
-                .map(|c| redact::preview(c, 160))
-                .unwrap_or_else(|| summary.clone()),
-            passed,
-            at: at.clone(),
-        });
-    }
-    h.recent.push(ToolEvent {
-        seq: h.seq,
-        at,
-        at_ms: now_ms,
-        tool: redact::truncate(&call.name, 80),
-        kind,
-        summary,
-        result: redact::truncate(&report.result_type, 20),
-        passed,
-        source: source.to_string(),
-        key,
-    });
-    if h.recent.len() > HISTORY_WINDOW {
-        let cut = h.recent.len() - HISTORY_WINDOW;
-        h.recent.drain(..cut);
-    }
-    true
 }
 
 /// Add the wall time since the active stretch began, and start a new stretch
@@ -1139,39 +1033,6 @@ pub fn adopt(store: &Store, goal: Goal, new_session: &str, cwd: &str) -> Result<
 }
 
 #[cfg(test)]
-mod call_key_tests {
-    use super::*;
-    use serde_json::json;
-
-    fn key(name: &str, args: Value) -> String {
-        call_key(&ToolCall {
-            name: name.into(),
-            args,
-        })
-    }
-
-    #[test]
-    fn a_call_is_known_by_its_name_and_every_argument() {
-        let ls = key("bash", json!({"command": "ls", "cwd": "/w"}));
-        let reordered = serde_json::from_str(r#"{"cwd":"/w","command":"ls"}"#).unwrap();
-        assert_eq!(ls, key("bash", reordered), "key order does not matter");
-        for (name, args) in [
-            ("bash", json!({"command": "ls ", "cwd": "/w"})),
-            ("Bash", json!({"command": "ls", "cwd": "/w"})),
-            ("bash", json!({"command": ["ls"], "cwd": "/w"})),
-            ("bash", json!({"command": "ls", "cwd": "/w", "x": null})),
-            ("bash", json!({"command": "ls", "cwd": "/w", "x": 1})),
-            ("bash", json!({"command": "ls", "cwd": "/w", "x": "1"})),
-        ] {
-            assert_ne!(ls, key(name, args.clone()), "{name} {args}");
-        }
-        // Lengths come before text: where one string ends is part of the key.
-        assert_ne!(key("t", json!(["ab", "c"])), key("t", json!(["a", "bc"])));
-        assert_ne!(key("t", json!({"ab": "c"})), key("t", json!({"a": "bc"})));
-    }
-}
-
-#[cfg(test)]
 mod authority_tests {
     use super::*;
     use crate::store::StoreConfig;
@@ -1363,180 +1224,6 @@ mod authority_tests {
         assert_eq!(g.completion_status, Status::Blocked);
         assert!(g.closed_at.is_none(), "blocked, resumable: never complete");
         std::fs::remove_dir_all(dir).ok();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::hooks::ToolCall;
-    use serde_json::json;
-
-    fn goal() -> Goal {
-        Goal::new(
-            "g".into(),
-            "s".into(),
-            "/w".into(),
-            "o".into(),
-            Status::Active,
-            "t".into(),
-        )
-    }
-
-    fn call(name: &str, args: Value) -> ToolCall {
-        ToolCall {
-            name: name.into(),
-            args,
-        }
-    }
-
-    #[test]
-    fn delegating_to_a_subagent_is_not_evidence() {
-        let mut g = goal();
-        assert!(record_tool(
-            &mut g,
-            &call("Agent", json!({"prompt": "do it all"})),
-            &Report::of("success"),
-            "claude",
-            1
-        ));
-        assert_eq!(g.drift(), 1, "delegation still counts toward drift");
-        assert!(gate::check(&g).iter().any(|u| u.field == "toolHistory"));
-        assert!(record_tool(
-            &mut g,
-            &call("Bash", json!({"command": "npm test"})),
-            &Report::of("success"),
-            "claude",
-            2
-        ));
-        assert!(!gate::check(&g).iter().any(|u| u.field == "toolHistory"));
-    }
-
-    #[test]
-    fn the_same_call_seen_by_two_adapters_counts_once() {
-        let mut g = goal();
-        let c = call("bash", json!({"command": "ls"}));
-        assert!(record_tool(
-            &mut g,
-            &c,
-            &Report::of("success"),
-            "cli-hook",
-            1_000
-        ));
-        assert!(!record_tool(
-            &mut g,
-            &c,
-            &Report::of("success"),
-            "sdk",
-            1_500
-        ));
-        assert!(
-            record_tool(&mut g, &c, &Report::of("success"), "cli-hook", 1_600),
-            "a repeat from one adapter is a new call"
-        );
-        assert_eq!(g.tool_history.seq, 2);
-    }
-
-    fn shell(command: &str) -> ToolCall {
-        call("bash", json!({ "command": command }))
-    }
-
-    fn record(g: &mut Goal, c: &ToolCall, report: Report, at: u64) {
-        assert!(record_tool(g, c, &report, "cli-hook", at));
-    }
-
-    fn toolhistory_unmet(g: &Goal) -> Option<String> {
-        gate::check(g)
-            .into_iter()
-            .find(|u| u.field == "toolHistory")
-            .map(|u| u.message)
-    }
-
-    #[test]
-    fn test_then_edit_leaves_the_edit_unverified() {
-        let mut g = goal();
-        record(&mut g, &shell("cargo test"), Report::of("success"), 1);
-        record(
-            &mut g,
-            &call("edit", json!({"path": "src/lib.rs"})),
-            Report::of("success"),
-            2,
-        );
-        let message = toolhistory_unmet(&g).expect("refused");
-        assert!(
-            message.contains("edit: src/lib.rs") && message.contains("\"cargo test\""),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn edit_then_failing_test_is_refused_and_a_passing_rerun_is_accepted() {
-        let mut g = goal();
-        record(
-            &mut g,
-            &call("Edit", json!({"file_path": "a.py"})),
-            Report::of("success"),
-            1,
-        );
-        let failing = Report {
-            text: "===== 3 failed, 1 passed in 0.2s =====".into(),
-            ..Report::of("success")
-        };
-        record(&mut g, &shell("pytest -q"), failing, 2);
-        let message = toolhistory_unmet(&g).expect("refused");
-        assert!(
-            message.contains("\"pytest -q\"") && message.contains("failed"),
-            "{message}"
-        );
-        assert_eq!(g.tool_history.recent.last().unwrap().passed, Some(false));
-        record(&mut g, &shell("pytest -q"), Report::of("success"), 3);
-        assert_eq!(toolhistory_unmet(&g), None);
-        assert_eq!(g.tool_history.last_verification.as_ref().unwrap().seq, 3);
-    }
-
-    #[test]
-    fn no_ops_unknown_tools_and_meta_tools_are_never_evidence() {
-        let mut g = goal();
-        record(&mut g, &shell("echo done"), Report::of("success"), 1);
-        record(&mut g, &shell("true"), Report::of("success"), 2);
-        record(
-            &mut g,
-            &call("some_mcp_tool", json!({})),
-            Report::of("success"),
-            3,
-        );
-        assert!(!record_tool(
-            &mut g,
-            &call("ToolSearch", json!({"query": "goal"})),
-            &Report::of("success"),
-            "claude",
-            4
-        ));
-        assert_eq!(
-            g.drift(),
-            3,
-            "no-ops and unknown tools still count toward drift"
-        );
-        let h = &g.tool_history;
-        assert_eq!((h.actions, h.verifications, h.inspections), (0, 0, 0));
-        assert!(toolhistory_unmet(&g).unwrap().contains("claims alone"));
-    }
-
-    #[test]
-    fn history_is_bounded_and_counters_survive() {
-        let mut g = goal();
-        for i in 0..(HISTORY_WINDOW as u64 * 3) {
-            record_tool(
-                &mut g,
-                &call("bash", json!({"command": format!("make step{i}")})),
-                &Report::of("success"),
-                "cli-hook",
-                i,
-            );
-        }
-        assert_eq!(g.tool_history.recent.len(), HISTORY_WINDOW);
-        assert_eq!(g.tool_history.seq, HISTORY_WINDOW as u64 * 3);
-        assert!(serde_json::to_string(&g).unwrap().len() < 64 * 1024);
     }
 }
 

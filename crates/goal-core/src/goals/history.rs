@@ -1,0 +1,403 @@
+//! The tool history of a goal: each main-session call recorded with what it
+//! was seen to do (`evidence`), the working tree observed around the calls
+//! (`observe`), and changes made between calls (by the user, another process
+//! or an unrecorded path), noticed at the user's next prompt and at close.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::clock;
+use crate::error::Result;
+use crate::evidence::{self, Context, Judged, Observed};
+use crate::hooks::ToolCall;
+use crate::observe::{self, Diff, TreeState, Walked};
+use crate::outcome::Report;
+use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind};
+use crate::redact;
+use crate::store::Store;
+use crate::tools;
+
+/// How many recent calls the history keeps in full.
+pub const HISTORY_WINDOW: usize = 50;
+/// Files kept per change (the rest are counted in the message).
+const MAX_FILES: usize = 5;
+/// Documentation files remembered for the read-back rule.
+const MAX_DOCS: usize = 16;
+/// Characters of a run's output kept as evidence.
+const OUTPUT_TAIL: usize = 400;
+
+/// The goal's working tree during one event: the kept state loaded on first
+/// use, walked at most once, saved back with its mark in the goal.
+pub struct Tree<'a> {
+    store: &'a Store,
+    session: String,
+    root: PathBuf,
+    state: Option<TreeState>,
+    loaded: bool,
+    walked: bool,
+    dirty: bool,
+}
+
+impl<'a> Tree<'a> {
+    pub fn new(store: &'a Store, goal: &Goal) -> Tree<'a> {
+        Tree {
+            store,
+            session: goal.session_id.clone(),
+            root: PathBuf::from(&goal.cwd),
+            state: None,
+            loaded: false,
+            walked: false,
+            dirty: false,
+        }
+    }
+
+    fn kept(&mut self, goal: &Goal) -> Option<&mut TreeState> {
+        if !self.loaded {
+            self.loaded = true;
+            self.state = observe::load(self.store, &self.session, goal.tool_history.tree.as_ref());
+        }
+        self.state.as_mut()
+    }
+
+    /// Walk the tree now and compare it with the kept one. Without a kept
+    /// tree (the goal's first observation, a damaged cache) the walk becomes
+    /// the new baseline and the words decide this time.
+    pub fn walk(&mut self, goal: &Goal) -> Observed {
+        if self.walked {
+            // Calls of one event run together: the first saw what they did.
+            return self.quiet(goal);
+        }
+        self.walked = true;
+        self.dirty = true;
+        let walked = observe::walk_goal_tree(self.store, &goal.cwd);
+        let root = self.root.clone();
+        match walked {
+            Walked::Tree(now) => match self.kept(goal) {
+                Some(state) => Observed::Tree(state.advance(&root, now)),
+                None => {
+                    self.state = Some(TreeState::new(now));
+                    Observed::Words
+                }
+            },
+            Walked::TooBig | Walked::TooSlow | Walked::Failed(_) => {
+                self.state = None;
+                self.loaded = true;
+                Observed::Words
+            }
+        }
+    }
+
+    /// A tool wrote `paths`: their entries are read again, no walk.
+    fn patch(&mut self, goal: &Goal, paths: &[String]) -> Observed {
+        let root = self.root.clone();
+        match self.kept(goal) {
+            Some(state) => {
+                let diff = state.patch(&root, paths);
+                self.dirty = true;
+                Observed::Tree(diff)
+            }
+            None => Observed::Words,
+        }
+    }
+
+    /// A call that cannot change files: nothing changed, if the tree is known.
+    fn quiet(&mut self, goal: &Goal) -> Observed {
+        match self.kept(goal) {
+            Some(_) => Observed::Tree(Diff::default()),
+            None => Observed::Words,
+        }
+    }
+
+    fn add_outputs(&mut self, paths: &[String]) {
+        if let Some(state) = self.state.as_mut() {
+            state.add_outputs(paths);
+            self.dirty = true;
+        }
+    }
+
+    /// Keep the state for the next event and put its mark in the goal.
+    pub fn save(self, goal: &mut Goal) -> Result<()> {
+        if !self.dirty {
+            return Ok(());
+        }
+        goal.tool_history.tree = match &self.state {
+            Some(state) => Some(observe::save(self.store, &self.session, state)?),
+            None => None,
+        };
+        Ok(())
+    }
+}
+
+/// What observing one call takes: a walk for anything that may have changed
+/// files in ways its arguments do not name, a re-read of the files an editor
+/// names, nothing for a read.
+fn observe_call(tree: &mut Tree, goal: &Goal, call: &ToolCall, kind: ToolKind) -> Observed {
+    let root = PathBuf::from(&goal.cwd);
+    match kind {
+        ToolKind::Inspection | ToolKind::Noop => tree.quiet(goal),
+        ToolKind::Action if !tools::is_shell_tool(&call.name) => {
+            match evidence::declared_paths(&call.args, &root) {
+                Some(paths) if !paths.is_empty() => tree.patch(goal, &paths),
+                _ => tree.walk(goal),
+            }
+        }
+        _ => tree.walk(goal),
+    }
+}
+
+/// Record one tool call in the goal's history (bounded, redacted): what it
+/// was seen to do, the last change with its files, the last verification
+/// with its verdict and the end of its output, and why a run did not count.
+/// Returns whether anything was recorded.
+pub fn record_tool(
+    goal: &mut Goal,
+    call: &ToolCall,
+    report: &Report,
+    source: &str,
+    now_ms: u64,
+    tree: &mut Tree,
+) -> bool {
+    let class = tools::classify_call(&call.name, &call.args);
+    if matches!(class.kind, ToolKind::Goal | ToolKind::Meta) {
+        return false;
+    }
+    let key = call_key(call);
+    // The CLI hook and the SDK extension may both see one call: count it once.
+    if let Some(last) = goal.tool_history.recent.last() {
+        let recent = now_ms.saturating_sub(last.at_ms) < 10_000;
+        if last.key == key && last.source != source && recent {
+            return false;
+        }
+    }
+    let observed = observe_call(tree, goal, call, class.kind);
+    let root = PathBuf::from(&goal.cwd);
+    let start = goal
+        .tool_history
+        .shell_cwd
+        .as_deref()
+        .map_or_else(|| root.clone(), PathBuf::from);
+    let judged = evidence::judge(
+        call,
+        report,
+        &observed,
+        &Context {
+            root: &root,
+            start,
+            background_runs: goal.tool_history.background_runs,
+        },
+    );
+    if !judged.outputs.is_empty() {
+        tree.add_outputs(&judged.outputs);
+    }
+    let how = match observed {
+        Observed::Tree(_) => "tree",
+        Observed::Words => "words",
+    };
+    apply(goal, call, &judged, report, source, now_ms, key, how, &root);
+    true
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply(
+    goal: &mut Goal,
+    call: &ToolCall,
+    judged: &Judged,
+    report: &Report,
+    source: &str,
+    now_ms: u64,
+    key: String,
+    how: &str,
+    root: &Path,
+) {
+    let kind = judged.kind.unwrap_or(ToolKind::Other);
+    goal.budget.tool_calls += 1;
+    let h = &mut goal.tool_history;
+    h.seq += 1;
+    match kind {
+        ToolKind::Inspection => h.inspections += 1,
+        ToolKind::Verification => h.verifications += 1,
+        ToolKind::Delegation => h.delegations += 1,
+        ToolKind::Action => h.actions += 1,
+        // Unknown tools and no-ops count toward drift only.
+        ToolKind::Other | ToolKind::Noop | ToolKind::Goal | ToolKind::Meta => {}
+    }
+    let at = clock::iso_from_ms(now_ms);
+    let summary = tools::summarize(&call.name, &call.args);
+    let files: Vec<String> = judged
+        .files
+        .iter()
+        .take(MAX_FILES)
+        .map(|f| redact::preview(f, 120))
+        .collect();
+    if judged.changes {
+        note_change(h, summary.clone(), &judged.files, &files);
+    }
+    let command = || {
+        judged
+            .command
+            .as_deref()
+            .map(|c| redact::preview(c, 160))
+            .unwrap_or_else(|| summary.clone())
+    };
+    if let Some(run) = &judged.run {
+        h.last_verification = Some(LastVerification {
+            seq: h.seq,
+            command: command(),
+            passed: run.passed,
+            at: at.clone(),
+            kind: run.kind.to_string(),
+            why: run.why.clone(),
+            output: evidence::output_tail(&report.text, OUTPUT_TAIL),
+            observed: how.to_string(),
+        });
+    }
+    if let Some(why) = &judged.attempt {
+        h.last_attempt = Some(Attempt {
+            seq: h.seq,
+            command: command(),
+            why: why.clone(),
+            output: evidence::output_tail(&report.text, OUTPUT_TAIL),
+        });
+    }
+    if judged.started_server {
+        h.background_runs += 1;
+    }
+    if judged.reads.iter().any(|r| h.docs_changed.contains(r)) {
+        h.last_readback_seq = h.seq;
+    }
+    if let Some(dir) = &judged.shell_cwd {
+        h.shell_cwd = (dir != root).then(|| dir.to_string_lossy().into_owned());
+    }
+    h.recent.push(ToolEvent {
+        seq: h.seq,
+        at,
+        at_ms: now_ms,
+        tool: redact::truncate(&call.name, 80),
+        kind,
+        summary,
+        result: redact::truncate(&report.result_type, 20),
+        passed: judged.run.as_ref().map(|r| r.passed),
+        source: source.to_string(),
+        key,
+        files,
+    });
+    if h.recent.len() > HISTORY_WINDOW {
+        let cut = h.recent.len() - HISTORY_WINDOW;
+        h.recent.drain(..cut);
+    }
+}
+
+/// A change: the freshness mark moves, and the documentation rule learns
+/// whether only prose was touched.
+fn note_change(
+    h: &mut crate::record::ToolHistory,
+    summary: String,
+    all: &[String],
+    kept: &[String],
+) {
+    h.last_change_seq = h.seq;
+    h.last_change = Some(summary);
+    h.last_change_files = kept.to_vec();
+    if !all.is_empty() && all.iter().all(|f| evidence::is_doc(f)) {
+        for f in all {
+            if !h.docs_changed.contains(f) && h.docs_changed.len() < MAX_DOCS {
+                h.docs_changed.push(f.clone());
+            }
+        }
+    } else {
+        h.code_changes += 1;
+    }
+}
+
+/// Changes made between the agent's calls (the user's editor, another
+/// process, a subagent) become a change of their own in the history, so a
+/// verification made before them no longer counts. Also makes the first
+/// baseline. Returns whether the goal changed.
+pub fn observe_between(tree: &mut Tree, goal: &mut Goal, who: &str, now_ms: u64) -> bool {
+    let had_tree = goal.tool_history.tree.is_some();
+    let Observed::Tree(diff) = tree.walk(goal) else {
+        return had_tree;
+    };
+    if diff.is_empty() {
+        return true;
+    }
+    let all: Vec<String> = diff.paths().cloned().collect();
+    let files: Vec<String> = all
+        .iter()
+        .take(MAX_FILES)
+        .map(|f| redact::preview(f, 120))
+        .collect();
+    let h = &mut goal.tool_history;
+    h.seq += 1;
+    let summary = format!("changed outside the agent's tool calls ({who})");
+    note_change(h, summary.clone(), &all, &files);
+    h.recent.push(ToolEvent {
+        seq: h.seq,
+        at: clock::iso_from_ms(now_ms),
+        at_ms: now_ms,
+        tool: "(outside)".into(),
+        kind: ToolKind::Action,
+        summary,
+        result: String::new(),
+        passed: None,
+        source: String::new(),
+        key: String::new(),
+        files,
+    });
+    if h.recent.len() > HISTORY_WINDOW {
+        let cut = h.recent.len() - HISTORY_WINDOW;
+        h.recent.drain(..cut);
+    }
+    true
+}
+
+pub(crate) fn call_key(call: &ToolCall) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(call.name.as_bytes());
+    hasher.update([0]);
+    hash_value(&mut hasher, &call.args);
+    hasher
+        .finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Feeds `value` to `hasher` unambiguously (a tag, lengths before text),
+/// strings as they are: a write tool's arguments may carry a 10 MB file,
+/// which is neither copied nor escaped to be hashed.
+fn hash_value(hasher: &mut Sha256, value: &Value) {
+    let text = |hasher: &mut Sha256, s: &str| {
+        hasher.update((s.len() as u64).to_le_bytes());
+        hasher.update(s.as_bytes());
+    };
+    match value {
+        Value::Null => hasher.update([0]),
+        Value::Bool(b) => hasher.update([1, u8::from(*b)]),
+        Value::Number(n) => {
+            hasher.update([2]);
+            text(hasher, &n.to_string());
+        }
+        Value::String(s) => {
+            hasher.update([3]);
+            text(hasher, s);
+        }
+        Value::Array(items) => {
+            hasher.update([4]);
+            hasher.update((items.len() as u64).to_le_bytes());
+            items.iter().for_each(|item| hash_value(hasher, item));
+        }
+        Value::Object(map) => {
+            // A serde_json map iterates in key order: equal objects hash alike.
+            hasher.update([5]);
+            hasher.update((map.len() as u64).to_le_bytes());
+            for (key, item) in map {
+                text(hasher, key);
+                hash_value(hasher, item);
+            }
+        }
+    }
+}

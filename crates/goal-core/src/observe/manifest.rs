@@ -1,0 +1,328 @@
+//! A manifest of the working tree (one entry per file, folder and link, in
+//! path order), the difference between two of them, and the compact binary
+//! form the hooks keep between calls.
+
+use std::cmp::Ordering;
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File = 0,
+    Folder = 1,
+    Link = 2,
+}
+
+/// One entry: its path relative to the tree's root (`/`-separated) and the
+/// metadata a write moves. A folder is only its presence: its times move
+/// whenever anything inside is added or removed, ignored files included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub kind: Kind,
+    pub size: u64,
+    /// Modification and status-change times (ns since the epoch). A tool can
+    /// set the first back; only the kernel sets the second.
+    pub mtime: i64,
+    pub ctime: i64,
+    pub ino: u64,
+}
+
+impl Entry {
+    pub fn folder(path: String) -> Entry {
+        Entry {
+            path,
+            kind: Kind::Folder,
+            size: 0,
+            mtime: 0,
+            ctime: 0,
+            ino: 0,
+        }
+    }
+
+    fn same_content_stamp(&self, other: &Entry) -> bool {
+        self.kind == other.kind
+            && self.size == other.size
+            && self.mtime == other.mtime
+            && self.ctime == other.ctime
+            && self.ino == other.ino
+    }
+}
+
+/// The tree's entries in path order (see [`cmp_path`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Manifest {
+    pub entries: Vec<Entry>,
+}
+
+/// Path order: component by component, so a folder comes right before what
+/// it holds (the order the walk lists them in).
+pub fn cmp_path(a: &str, b: &str) -> Ordering {
+    a.split('/').cmp(b.split('/'))
+}
+
+/// What changed between two manifests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diff {
+    pub added: Vec<String>,
+    pub modified: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl Diff {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.modified.is_empty() && self.removed.is_empty()
+    }
+
+    /// Every path, added, modified and removed.
+    pub fn paths(&self) -> impl Iterator<Item = &String> {
+        self.added.iter().chain(&self.modified).chain(&self.removed)
+    }
+
+    /// Drop the paths `keep` refuses.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.added.retain(|p| keep(p));
+        self.modified.retain(|p| keep(p));
+        self.removed.retain(|p| keep(p));
+    }
+}
+
+/// The entries added, modified and removed from `before` to `after`.
+pub fn diff(before: &Manifest, after: &Manifest) -> Diff {
+    let mut out = Diff::default();
+    let (mut a, mut b) = (
+        before.entries.iter().peekable(),
+        after.entries.iter().peekable(),
+    );
+    loop {
+        match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(x), None) => {
+                out.removed.push(x.path.clone());
+                a.next();
+            }
+            (None, Some(y)) => {
+                out.added.push(y.path.clone());
+                b.next();
+            }
+            (Some(x), Some(y)) => match cmp_path(&x.path, &y.path) {
+                Ordering::Less => {
+                    out.removed.push(x.path.clone());
+                    a.next();
+                }
+                Ordering::Greater => {
+                    out.added.push(y.path.clone());
+                    b.next();
+                }
+                Ordering::Equal => {
+                    if !x.same_content_stamp(y) {
+                        out.modified.push(y.path.clone());
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+        }
+    }
+    out
+}
+
+impl Manifest {
+    pub fn get(&self, path: &str) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|e| cmp_path(&e.path, path))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// Put `entry` in its place (replacing one at the same path), or remove
+    /// the entry at `path` when `entry` is `None`.
+    pub fn set(&mut self, path: &str, entry: Option<Entry>) {
+        match (
+            self.entries.binary_search_by(|e| cmp_path(&e.path, path)),
+            entry,
+        ) {
+            (Ok(i), Some(e)) => self.entries[i] = e,
+            (Ok(i), None) => {
+                self.entries.remove(i);
+            }
+            (Err(i), Some(e)) => self.entries.insert(i, e),
+            (Err(_), None) => {}
+        }
+    }
+}
+
+/// The binary form: a magic line, then length-prefixed sections.
+const MAGIC: &[u8] = b"goal-system tree 1\n";
+
+pub(super) struct Writer(pub Vec<u8>);
+
+impl Writer {
+    pub fn new() -> Writer {
+        Writer(MAGIC.to_vec())
+    }
+    pub fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn text(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+    pub fn manifest(&mut self, m: &Manifest) {
+        self.u64(m.entries.len() as u64);
+        for e in &m.entries {
+            self.text(&e.path);
+            self.0.push(e.kind as u8);
+            self.u64(e.size);
+            self.i64(e.mtime);
+            self.i64(e.ctime);
+            self.u64(e.ino);
+        }
+    }
+}
+
+pub(super) struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Option<Reader<'a>> {
+        bytes.strip_prefix(MAGIC).map(|bytes| Reader { bytes })
+    }
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        (self.bytes.len() >= n).then(|| {
+            let (head, rest) = self.bytes.split_at(n);
+            self.bytes = rest;
+            head
+        })
+    }
+    pub fn u64(&mut self) -> Option<u64> {
+        self.take(8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    }
+    pub fn i64(&mut self) -> Option<i64> {
+        self.take(8)
+            .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+    }
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        self.take(n)
+    }
+    pub fn text(&mut self) -> Option<String> {
+        std::str::from_utf8(self.bytes()?).ok().map(str::to_string)
+    }
+    /// A count, checked against what is left (each item takes at least `min` bytes).
+    pub fn count(&mut self, min: usize) -> Option<usize> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        (n.checked_mul(min)? <= self.bytes.len()).then_some(n)
+    }
+    pub fn manifest(&mut self) -> Option<Manifest> {
+        let n = self.count(41)?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let path = self.text()?;
+            let kind = match self.take(1)?[0] {
+                0 => Kind::File,
+                1 => Kind::Folder,
+                2 => Kind::Link,
+                _ => return None,
+            };
+            entries.push(Entry {
+                path,
+                kind,
+                size: self.u64()?,
+                mtime: self.i64()?,
+                ctime: self.i64()?,
+                ino: self.u64()?,
+            });
+        }
+        // A manifest out of order would diff wrongly: refuse it.
+        entries
+            .windows(2)
+            .all(|w| cmp_path(&w[0].path, &w[1].path) == Ordering::Less)
+            .then_some(Manifest { entries })
+    }
+    pub fn done(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, size: u64, mtime: i64) -> Entry {
+        Entry {
+            path: path.into(),
+            kind: Kind::File,
+            size,
+            mtime,
+            ctime: mtime,
+            ino: 7,
+        }
+    }
+
+    #[test]
+    fn path_order_puts_a_folder_before_what_it_holds() {
+        let mut paths = vec!["a.b", "a/x", "a", "a/x/y", "b", "a-c"];
+        paths.sort_by(|a, b| cmp_path(a, b));
+        assert_eq!(paths, vec!["a", "a/x", "a/x/y", "a-c", "a.b", "b"]);
+    }
+
+    #[test]
+    fn a_diff_names_what_was_added_modified_and_removed() {
+        let before = Manifest {
+            entries: vec![
+                file("a", 1, 1),
+                Entry::folder("d".into()),
+                file("d/x", 2, 2),
+                file("z", 3, 3),
+            ],
+        };
+        let mut after = before.clone();
+        after.set("d/x", None);
+        after.set("b", Some(file("b", 1, 5)));
+        after.set("z", Some(file("z", 3, 9)));
+        assert_eq!(
+            diff(&before, &after),
+            Diff {
+                added: vec!["b".into()],
+                modified: vec!["z".into()],
+                removed: vec!["d/x".into()],
+            }
+        );
+        assert!(diff(&after, &after).is_empty());
+        // A status-change time alone is a change (a time set back by a tool).
+        let mut touched = after.clone();
+        let mut z = touched.get("z").unwrap().clone();
+        z.ctime += 1;
+        touched.set("z", Some(z));
+        assert_eq!(diff(&after, &touched).modified, vec!["z"]);
+    }
+
+    #[test]
+    fn the_binary_form_round_trips_and_refuses_damage() {
+        let m = Manifest {
+            entries: vec![file("a", 1, -1), Entry::folder("é".into())],
+        };
+        let mut w = Writer::new();
+        w.manifest(&m);
+        let bytes = w.0;
+        let mut r = Reader::new(&bytes).unwrap();
+        assert_eq!(r.manifest(), Some(m));
+        assert!(r.done());
+        for cut in 0..bytes.len() {
+            let ok = Reader::new(&bytes[..cut]).and_then(|mut r| r.manifest());
+            assert!(ok.is_none(), "a cut at {cut} must not read");
+        }
+        let mut huge = Writer::new();
+        huge.u64(u64::MAX);
+        assert!(Reader::new(&huge.0).unwrap().manifest().is_none());
+    }
+}

@@ -1,0 +1,287 @@
+//! Observed change: what happened to the goal's working tree, read from the
+//! tree itself rather than from a command's words. After each call that could
+//! change files, the hooks walk the tree and compare it with the manifest kept
+//! from the call before; the difference is what that call (or anyone since)
+//! changed. Files a run created are its outputs, and a file rewritten with the
+//! bytes it had is no change. The kept state lives beside the goal copies
+//! (`trees/<session>.tree`, not fsynced: it is a cache), and its digest lives
+//! in the sealed goal record, so an edited or torn file is never trusted.
+//!
+//! Where the tree cannot be observed (past [`walk::MAX_ENTRIES`] entries or
+//! [`walk::MAX_WALK`], no folder, no kept state yet), the caller falls back
+//! to the words of the command (`commands`).
+
+pub mod manifest;
+pub mod walk;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::error::Result;
+use crate::record::TreeMark;
+use crate::store::Store;
+pub use manifest::{Diff, Entry, Manifest};
+pub use walk::{Limits, Walked};
+
+/// Side-file folder of the kept trees.
+const FOLDER: &str = "trees";
+/// Files larger than this are never hashed for the same-bytes check.
+const MEMO_MAX_BYTES: u64 = 1 << 20;
+/// Bounds of the remembered outputs and content hashes (oldest dropped first).
+const MAX_OUTPUTS: usize = 512;
+const MAX_MEMO: usize = 256;
+
+/// What is kept between hooks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TreeState {
+    /// The tree after the last observed call.
+    pub manifest: Manifest,
+    /// Files (or folders) a run created: what runs later do to them is theirs,
+    /// not a change of the work.
+    pub outputs: Vec<String>,
+    /// SHA-256 of files seen changing (at most 1 MB each): a later rewrite with
+    /// the same bytes is no change.
+    pub memo: Vec<(String, [u8; 32])>,
+}
+
+impl TreeState {
+    pub fn new(manifest: Manifest) -> TreeState {
+        TreeState {
+            manifest,
+            ..TreeState::default()
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = manifest::Writer::new();
+        w.manifest(&self.manifest);
+        w.u64(self.outputs.len() as u64);
+        for path in &self.outputs {
+            w.text(path);
+        }
+        w.u64(self.memo.len() as u64);
+        for (path, hash) in &self.memo {
+            w.text(path);
+            w.bytes(hash);
+        }
+        w.0
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<TreeState> {
+        let mut r = manifest::Reader::new(bytes)?;
+        let manifest = r.manifest()?;
+        let outputs = (0..r.count(8)?)
+            .map(|_| r.text())
+            .collect::<Option<Vec<_>>>()?;
+        let memo = (0..r.count(48)?)
+            .map(|_| Some((r.text()?, r.bytes()?.try_into().ok()?)))
+            .collect::<Option<Vec<_>>>()?;
+        r.done().then_some(TreeState {
+            manifest,
+            outputs,
+            memo,
+        })
+    }
+
+    /// Is `path` an output, or inside one?
+    pub fn is_output(&self, path: &str) -> bool {
+        self.outputs.iter().any(|o| {
+            path == o
+                || path
+                    .strip_prefix(o.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        })
+    }
+
+    /// Remember `paths` as outputs of a run (a created folder covers what it holds).
+    pub fn add_outputs(&mut self, paths: &[String]) {
+        for p in paths {
+            if !self.is_output(p) {
+                self.outputs.push(p.clone());
+            }
+        }
+        let excess = self.outputs.len().saturating_sub(MAX_OUTPUTS);
+        self.outputs.drain(..excess);
+    }
+
+    /// The tree is now `now`: what changed since the kept manifest, outputs
+    /// and same-bytes rewrites left out. The content hashes of what changed
+    /// are remembered for next time.
+    pub fn advance(&mut self, root: &Path, now: Manifest) -> Diff {
+        let mut diff = manifest::diff(&self.manifest, &now);
+        diff.retain(|p| !self.is_output(p));
+        let mut same = Vec::new();
+        for path in diff.modified.iter().chain(&diff.added) {
+            let Some(hash) = content_hash(root, path, now.get(path)) else {
+                continue;
+            };
+            match self.memo.iter_mut().find(|(p, _)| p == path) {
+                Some((_, known)) if *known == hash => same.push(path.clone()),
+                Some((_, known)) => *known = hash,
+                None => self.memo.push((path.clone(), hash)),
+            }
+        }
+        diff.modified.retain(|p| !same.contains(p));
+        let excess = self.memo.len().saturating_sub(MAX_MEMO);
+        self.memo.drain(..excess);
+        self.manifest = now;
+        diff
+    }
+
+    /// A tool wrote `paths` (relative to `root`): update their entries from the
+    /// disk without walking. Returns what really changed among them.
+    pub fn patch(&mut self, root: &Path, paths: &[String]) -> Diff {
+        let mut now = self.manifest.clone();
+        for path in paths {
+            let entry = fs::symlink_metadata(root.join(path))
+                .ok()
+                .map(|m| walk::entry_of(path.clone(), &m));
+            now.set(path, entry);
+        }
+        self.advance(root, now)
+    }
+}
+
+/// SHA-256 of a small regular file's bytes.
+fn content_hash(root: &Path, path: &str, entry: Option<&Entry>) -> Option<[u8; 32]> {
+    let entry = entry?;
+    if entry.kind != manifest::Kind::File || entry.size > MEMO_MAX_BYTES {
+        return None;
+    }
+    let bytes = fs::read(root.join(path)).ok()?;
+    Some(Sha256::digest(&bytes).into())
+}
+
+/// Folders and files inside a goal's tree that belong to the goal system (its
+/// state, its memories), never part of the work.
+pub fn excluded(store: &Store, root: &Path) -> Vec<PathBuf> {
+    let mut out = vec![
+        store.config.root.clone(),
+        store.config.session_state.clone(),
+        root.join(".github").join("copilot-memories.jsonl"),
+    ];
+    out.retain(|p| p.starts_with(root));
+    out
+}
+
+/// Walk the goal's tree (call outside the store's lock).
+pub fn walk_goal_tree(store: &Store, cwd: &str) -> Walked {
+    let root = Path::new(cwd);
+    walk::walk(root, &excluded(store, root), Limits::default())
+}
+
+fn file_name(session: &str) -> String {
+    format!("{session}.tree")
+}
+
+/// The kept state of a session, if it matches the goal's mark (a missing,
+/// torn or edited file gives `None`). Call under the session's lock.
+pub fn load(store: &Store, session: &str, mark: Option<&TreeMark>) -> Option<TreeState> {
+    let mark = mark?;
+    let bytes = store.read_side_file(FOLDER, &file_name(session)).ok()??;
+    if digest(&bytes) != mark.digest {
+        return None;
+    }
+    TreeState::decode(&bytes)
+}
+
+/// Keep `state` for the session; returns the mark the goal record carries.
+/// Call under the session's lock.
+pub fn save(store: &Store, session: &str, state: &TreeState) -> Result<TreeMark> {
+    let bytes = state.encode();
+    store.write_cache_file(FOLDER, &file_name(session), &bytes)?;
+    Ok(TreeMark {
+        digest: digest(&bytes),
+        entries: state.manifest.entries.len() as u64,
+    })
+}
+
+fn digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TempDir;
+
+    fn manifest_of(dir: &Path) -> Manifest {
+        match walk::walk(dir, &[], Limits::default()) {
+            Walked::Tree(m) => m,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_kept_state_round_trips_and_refuses_damage() {
+        let dir = TempDir::new("observe-codec");
+        dir.write("a.txt", "a");
+        let mut state = TreeState::new(manifest_of(dir.path()));
+        state.add_outputs(&["out".into()]);
+        state.memo.push(("a.txt".into(), [7; 32]));
+        let bytes = state.encode();
+        assert_eq!(TreeState::decode(&bytes), Some(state));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(TreeState::decode(&longer), None);
+        assert_eq!(TreeState::decode(&bytes[..bytes.len() - 1]), None);
+    }
+
+    #[test]
+    fn advancing_names_changes_but_not_outputs_or_same_bytes() {
+        let dir = TempDir::new("observe-advance");
+        dir.write("greet.sh", "echo hello");
+        dir.write("gen.txt", "v1");
+        let mut state = TreeState::new(manifest_of(dir.path()));
+
+        dir.write("greet.sh", "echo hello twice");
+        let d = state.advance(dir.path(), manifest_of(dir.path()));
+        assert_eq!(d.modified, vec!["greet.sh"]);
+
+        // A run creates out/report.csv: an output from now on.
+        dir.write("out/report.csv", "1,2");
+        let d = state.advance(dir.path(), manifest_of(dir.path()));
+        assert_eq!(d.added, vec!["out", "out/report.csv"]);
+        state.add_outputs(&d.added);
+        dir.write("out/report.csv", "3,4");
+        assert!(state
+            .advance(dir.path(), manifest_of(dir.path()))
+            .is_empty());
+
+        // gen.txt rewritten with other bytes is a change; then the same bytes again is none.
+        dir.write("gen.txt", "v2");
+        assert_eq!(
+            state.advance(dir.path(), manifest_of(dir.path())).modified,
+            vec!["gen.txt"]
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        dir.write("gen.txt", "v2");
+        assert!(state
+            .advance(dir.path(), manifest_of(dir.path()))
+            .is_empty());
+
+        // Removing a file is a change.
+        fs::remove_file(dir.path().join("greet.sh")).unwrap();
+        assert_eq!(
+            state.advance(dir.path(), manifest_of(dir.path())).removed,
+            vec!["greet.sh"]
+        );
+    }
+
+    #[test]
+    fn a_patch_updates_only_the_named_paths() {
+        let dir = TempDir::new("observe-patch");
+        dir.write("a.rs", "fn a() {}");
+        let mut state = TreeState::new(manifest_of(dir.path()));
+        dir.write("b.rs", "fn b() {}");
+        let d = state.patch(dir.path(), &["b.rs".into(), "missing.rs".into()]);
+        assert_eq!(d.added, vec!["b.rs"]);
+        assert_eq!(state.manifest, manifest_of(dir.path()));
+        assert!(state.patch(dir.path(), &["a.rs".into()]).is_empty());
+    }
+}

@@ -1,0 +1,676 @@
+//! The completion gate against what really happened, through the hooks of
+//! each host with the payloads they send: honest flows close the first time
+//! (a script project without tests, test-first, an analysis, a docs-only
+//! edit, a refactor with a build), and each dishonest variant is refused
+//! with a message naming the observed fact. Each step changes a real
+//! project folder the way the tool would, then sends the host's hook payloads.
+
+mod common;
+
+use common::{temp_dir, TempDir};
+use goal_core::goals::{self, Caller};
+use goal_core::hooks::{run_with, Host};
+use goal_core::store::{Store, StoreConfig};
+use goal_core::Status;
+use serde_json::{json, Value};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const SESSION: &str = "s-evidence";
+
+#[derive(Clone, Copy, Debug)]
+enum H {
+    Copilot,
+    Claude,
+    VsCode,
+}
+
+const HOSTS: [H; 3] = [H::Copilot, H::Claude, H::VsCode];
+
+/// One step of a flow.
+enum Step {
+    /// The editor tool writes `body` to `path` (created if new).
+    Edit(&'static str, &'static str),
+    /// The read tool reads `path`.
+    Read(&'static str),
+    /// The shell runs `command`: `effect` is what it does to the tree, then
+    /// the host reports `output` and `code`.
+    Shell {
+        command: &'static str,
+        effect: fn(&Path),
+        output: &'static str,
+        code: i32,
+    },
+    /// Someone outside the agent's calls (the user's editor) writes `path`.
+    Outside(&'static str, &'static str),
+}
+
+fn nothing(_: &Path) {}
+
+fn sh(command: &'static str, output: &'static str) -> Step {
+    Step::Shell {
+        command,
+        effect: nothing,
+        output,
+        code: 0,
+    }
+}
+
+struct Project {
+    _base: TempDir,
+    root: PathBuf,
+    config: StoreConfig,
+    host: H,
+}
+
+impl Project {
+    fn new(host: H, files: &[(&str, &str)]) -> Project {
+        let base = temp_dir(&format!("evidence-{host:?}"));
+        let root = base.0.join("project");
+        for (path, body) in files {
+            let p = root.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, body).unwrap();
+        }
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(base.0.join("elsewhere")).unwrap();
+        let state = base.0.join("session-state");
+        let config = StoreConfig::new(&state, state.join("goal-system"));
+        Project {
+            root,
+            config,
+            host,
+            _base: base,
+        }
+    }
+
+    fn cwd(&self) -> String {
+        self.root.to_string_lossy().into_owned()
+    }
+
+    fn hook(&self, event: &str, payload: Value) -> Value {
+        let host = match self.host {
+            H::Copilot => Host::CopilotCli,
+            H::Claude => Host::Claude,
+            H::VsCode => Host::VsCode,
+        };
+        let out = run_with(host, event, &payload.to_string(), Ok(self.config.clone()));
+        assert_eq!(out.exit_code, 0, "{}", out.stderr);
+        assert!(
+            !out.stderr.contains("goal-system hook"),
+            "no fault: {}",
+            out.stderr
+        );
+        serde_json::from_str(&out.stdout).unwrap()
+    }
+
+    fn base_payload(&self) -> Value {
+        match self.host {
+            H::Copilot => json!({"sessionId": SESSION, "timestamp": 1, "cwd": self.cwd()}),
+            _ => json!({"session_id": SESSION, "cwd": self.cwd(), "transcript_path": ""}),
+        }
+    }
+
+    fn with(&self, extra: Value) -> Value {
+        let mut p = self.base_payload();
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        p
+    }
+
+    fn prompt(&self, text: &str) {
+        let (event, payload) = match self.host {
+            H::Copilot => (
+                "userPromptSubmitted",
+                self.with(json!({"prompt": format!("The user set this explicit autopilot objective with /autopilot:\n\n{text}\n\nWork autonomously toward this objective in clear checkpoints.")})),
+            ),
+            H::Claude | H::VsCode => (
+                "UserPromptSubmit",
+                self.with(json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("/goal {text}")})),
+            ),
+        };
+        self.hook(event, payload);
+    }
+
+    /// The tool name and arguments each host uses for a kind of call.
+    fn call(&self, step: &Step) -> (String, Value) {
+        let abs = |p: &str| self.root.join(p).to_string_lossy().into_owned();
+        match (self.host, step) {
+            (H::Copilot, Step::Edit(p, body)) => (
+                "edit".into(),
+                json!({"path": abs(p), "old_str": "", "new_str": body}),
+            ),
+            (H::Claude, Step::Edit(p, body)) => (
+                "Write".into(),
+                json!({"file_path": abs(p), "content": body}),
+            ),
+            (H::VsCode, Step::Edit(p, body)) => (
+                "create_file".into(),
+                json!({"filePath": abs(p), "content": body}),
+            ),
+            (H::Copilot, Step::Read(p)) => ("view".into(), json!({"path": abs(p)})),
+            (H::Claude, Step::Read(p)) => ("Read".into(), json!({"file_path": abs(p)})),
+            (H::VsCode, Step::Read(p)) => (
+                "read_file".into(),
+                json!({"filePath": abs(p), "startLine": 1, "endLine": 50}),
+            ),
+            (H::Copilot, Step::Shell { command, .. }) => (
+                "bash".into(),
+                json!({"command": command, "description": "run"}),
+            ),
+            (H::Claude, Step::Shell { command, .. }) => {
+                ("Bash".into(), json!({"command": command}))
+            }
+            (H::VsCode, Step::Shell { command, .. }) => (
+                "run_in_terminal".into(),
+                json!({"command": command, "explanation": "run", "isBackground": false}),
+            ),
+            (_, Step::Outside(..)) => unreachable!(),
+        }
+    }
+
+    /// The host's post-tool payload for a finished call.
+    fn post(&self, tool: &str, args: &Value, output: &str, code: i32) -> (&'static str, Value) {
+        match self.host {
+            H::Copilot => (
+                "postToolUse",
+                self.with(json!({"toolName": tool, "toolArgs": args, "toolResult": {
+                    "resultType": "success",
+                    "textResultForLlm": format!("{output}\n<shellId: 0 completed with exit code {code}>"),
+                }})),
+            ),
+            H::Claude if code != 0 => (
+                "PostToolUseFailure",
+                self.with(json!({"hook_event_name": "PostToolUseFailure", "tool_name": tool, "tool_input": args,
+                    "error": format!("Exit code {code}\n{output}"), "is_interrupt": false})),
+            ),
+            H::Claude => (
+                "PostToolUse",
+                self.with(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": args,
+                    "tool_response": {"stdout": output, "stderr": "", "interrupted": false, "isImage": false}})),
+            ),
+            H::VsCode => {
+                let text = if code == 0 {
+                    output.to_string()
+                } else {
+                    format!("{output}\nCommand exited with code {code}")
+                };
+                (
+                    "PostToolUse",
+                    self.with(json!({"hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": args, "tool_response": text})),
+                )
+            }
+        }
+    }
+
+    fn pre(&self, tool: &str, args: &Value) {
+        let (event, payload) = match self.host {
+            H::Copilot => (
+                "preToolUse",
+                self.with(json!({"toolName": tool, "toolArgs": args})),
+            ),
+            _ => (
+                "PreToolUse",
+                self.with(
+                    json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": args}),
+                ),
+            ),
+        };
+        let answer = self.hook(event, payload);
+        assert!(
+            !answer.to_string().contains("\"deny\""),
+            "an honest call is never denied: {answer}"
+        );
+    }
+
+    fn run(&self, steps: &[Step]) {
+        for (i, step) in steps.iter().enumerate() {
+            if i % 3 == 2 {
+                // Record progress now and then, as the model does (drift).
+                goals::update(
+                    &self.store(),
+                    &self.agent(),
+                    &json!({"doneSoFar": [format!("step {i}")]}),
+                )
+                .unwrap();
+            }
+            if let Step::Outside(path, body) = step {
+                fs::write(self.root.join(path), body).unwrap();
+                continue;
+            }
+            let (tool, args) = self.call(step);
+            self.pre(&tool, &args);
+            let (output, code) = match step {
+                Step::Edit(path, body) => {
+                    let p = self.root.join(path);
+                    fs::create_dir_all(p.parent().unwrap()).unwrap();
+                    fs::write(p, body).unwrap();
+                    ("", 0)
+                }
+                Step::Read(_) => ("file text", 0),
+                Step::Shell {
+                    effect,
+                    output,
+                    code,
+                    ..
+                } => {
+                    effect(&self.root);
+                    (*output, *code)
+                }
+                Step::Outside(..) => unreachable!(),
+            };
+            let (event, payload) = self.post(&tool, &args, output, code);
+            self.hook(event, payload);
+        }
+    }
+
+    fn store(&self) -> Store {
+        Store::new(self.config.clone())
+    }
+
+    fn agent(&self) -> Caller {
+        Caller::new(SESSION, self.cwd())
+    }
+
+    /// Activate the user's draft with requirements, as the model does first.
+    fn activate(&self) {
+        goals::update(
+            &self.store(),
+            &self.agent(),
+            &json!({"status": "active", "requirements": ["R1: the change works"], "remaining": ["do it"],
+                "inspectionEvidence": ["read the project files"]}),
+        )
+        .unwrap();
+    }
+
+    /// Close complete with full written evidence: only the observed facts can refuse it.
+    fn close(&self) -> goals::Closed {
+        goals::close(
+            &self.store(),
+            &self.agent(),
+            &json!({"status": "complete", "remaining": [],
+                "doneSoFar": ["changed the program as asked"],
+                "validationProof": ["the output shows the expected greeting"],
+                "verificationResults": ["the run printed the expected lines"],
+                "requirementCoverage": ["R1: shown by the run's output lines"],
+                "completionAudit": ["R1 checked against the run output"]}),
+        )
+        .unwrap()
+    }
+}
+
+fn flow(host: H, files: &[(&str, &str)], steps: &[Step]) -> goals::Closed {
+    let p = Project::new(host, files);
+    p.prompt("make greet.sh print hello twice");
+    p.activate();
+    p.run(steps);
+    p.close()
+}
+
+fn assert_closes(name: &str, host: H, closed: &goals::Closed) {
+    assert!(
+        closed.closed,
+        "{name} in {host:?} must close the first time: {}",
+        closed.summary
+    );
+    assert_eq!(closed.goal.completion_status, Status::Complete);
+}
+
+fn assert_refused(name: &str, host: H, closed: &goals::Closed, says: &[&str]) {
+    assert!(!closed.closed, "{name} in {host:?} must be refused");
+    let unmet = closed
+        .unmet
+        .iter()
+        .find(|u| u.field == "toolHistory")
+        .unwrap_or_else(|| panic!("{name} in {host:?}: {:?}", closed.unmet));
+    for s in says {
+        assert!(
+            unmet.message.contains(s),
+            "{name} in {host:?}: the refusal names {s:?}: {}",
+            unmet.message
+        );
+    }
+}
+
+const GREET: &str = "#!/bin/sh\necho hello\n";
+
+#[test]
+fn honest_flows_close_the_first_time_in_every_host() {
+    for host in HOSTS {
+        // A script project without a test runner: edit, run the script, close.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Read("greet.sh"),
+                Step::Edit("greet.sh", "#!/bin/sh\necho hello\necho hello\n"),
+                sh("bash greet.sh", "hello\nhello"),
+            ],
+        );
+        assert_closes("script project", host, &c);
+        let v = c.goal.tool_history.last_verification.as_ref().unwrap();
+        assert_eq!((v.kind.as_str(), v.observed.as_str()), ("run", "tree"));
+        assert!(v.output.contains("hello"), "the output is kept: {v:?}");
+
+        for run in ["./greet.sh", "sh greet.sh", "sh -c './greet.sh'"] {
+            let c = flow(
+                host,
+                &[("greet.sh", GREET)],
+                &[
+                    Step::Edit("greet.sh", "#!/bin/sh\necho hello\necho hello\n"),
+                    sh(run, "hello\nhello"),
+                ],
+            );
+            assert_closes(run, host, &c);
+        }
+
+        // Other projects' own programs.
+        for (files, edit, run) in [
+            (
+                &[("main.py", "print('hi')\n")][..],
+                "main.py",
+                "python3 main.py",
+            ),
+            (
+                &[("index.js", "console.log(1)\n")][..],
+                "index.js",
+                "node index.js",
+            ),
+            (
+                &[("go.mod", "module x\n"), ("main.go", "package main\n")][..],
+                "main.go",
+                "go run .",
+            ),
+            (
+                &[
+                    ("Cargo.toml", "[package]\nname='x'\n"),
+                    ("src/main.rs", "fn main(){}\n"),
+                ][..],
+                "src/main.rs",
+                "cargo run",
+            ),
+            (
+                &[
+                    ("package.json", r#"{"scripts":{"start":"node server.js"}}"#),
+                    ("server.js", "1"),
+                ][..],
+                "server.js",
+                "npm start",
+            ),
+        ] {
+            let c = flow(
+                host,
+                files,
+                &[Step::Edit(edit, "changed\n"), sh(run, "ran fine")],
+            );
+            assert_closes(run, host, &c);
+        }
+
+        // Test-first: a failing test, the fix, the tests pass.
+        let c = flow(
+            host,
+            &[("greet.py", "def greet():\n    return 'hi'\n")],
+            &[
+                Step::Edit(
+                    "test_greet.py",
+                    "from greet import greet\ndef test(): assert greet() == 'hello'\n",
+                ),
+                Step::Shell {
+                    command: "python3 -m pytest -q",
+                    effect: |root| {
+                        fs::create_dir_all(root.join("__pycache__")).unwrap();
+                        fs::write(root.join("__pycache__/greet.pyc"), "x").unwrap();
+                    },
+                    output: "F\n1 failed in 0.01s",
+                    code: 1,
+                },
+                Step::Edit("greet.py", "def greet():\n    return 'hello'\n"),
+                Step::Shell {
+                    command: "python3 -m pytest -q",
+                    effect: |root| fs::write(root.join("__pycache__/greet.pyc"), "y").unwrap(),
+                    output: ".\n1 passed in 0.01s",
+                    code: 0,
+                },
+            ],
+        );
+        assert_closes("test-first", host, &c);
+
+        // An analysis: read, run the program to confirm, close.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Read("greet.sh"),
+                sh("grep -n echo greet.sh", "2:echo hello"),
+                sh("bash greet.sh", "hello"),
+            ],
+        );
+        assert_closes("analysis", host, &c);
+
+        // Documentation only: the change, read back.
+        let c = flow(
+            host,
+            &[("README.md", "# x\n"), ("greet.sh", GREET)],
+            &[
+                Step::Edit("README.md", "# x\n\nRun `bash greet.sh`.\n"),
+                Step::Read("README.md"),
+            ],
+        );
+        assert_closes("docs-only", host, &c);
+        let c = flow(
+            host,
+            &[("README.md", "# x\n")],
+            &[
+                Step::Edit("README.md", "# x\nmore\n"),
+                sh("cat README.md", "# x\nmore"),
+            ],
+        );
+        assert_closes("docs-only read back with cat", host, &c);
+
+        // A refactor with a build and the tests; the build writes its outputs.
+        let c = flow(
+            host,
+            &[
+                (
+                    "package.json",
+                    r#"{"scripts":{"build":"tsc","test":"node --test"}}"#,
+                ),
+                ("src/a.ts", "export const a = 1\n"),
+            ],
+            &[
+                Step::Edit("src/a.ts", "export const a = 2\n"),
+                Step::Shell {
+                    command: "npm run build && npm test",
+                    effect: |root| {
+                        fs::create_dir_all(root.join("dist")).unwrap();
+                        fs::write(root.join("dist/a.js"), "exports.a = 2").unwrap();
+                    },
+                    output: "ℹ tests 3\nℹ pass 3\nℹ fail 0",
+                    code: 0,
+                },
+                Step::Shell {
+                    command: "npm test",
+                    effect: |root| {
+                        fs::write(root.join("dist/a.js"), "exports.a = 2 // again").unwrap()
+                    },
+                    output: "ℹ tests 3\nℹ pass 3\nℹ fail 0",
+                    code: 0,
+                },
+            ],
+        );
+        assert_closes("refactor with a build", host, &c);
+    }
+}
+
+#[test]
+fn dishonest_flows_are_refused_naming_the_fact_in_every_host() {
+    for host in HOSTS {
+        // Reads alone never close.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[Step::Read("greet.sh"), sh("cat greet.sh", GREET)],
+        );
+        assert_refused("reads alone", host, &c, &["nothing was run"]);
+
+        // Claims after an edit, nothing run.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[Step::Edit("greet.sh", "echo hi\n")],
+        );
+        assert_refused(
+            "claims only",
+            host,
+            &c,
+            &["no verification ran after", "greet.sh", "bash greet.sh"],
+        );
+
+        // Runs of zero tests.
+        for (run, said) in [
+            (
+                "node --test --test-name-pattern=zzz",
+                "ℹ tests 0\nℹ pass 0\nℹ fail 0",
+            ),
+            (
+                "python3 -m unittest -k nothing_matches",
+                "\nRan 0 tests in 0.000s\n\nOK",
+            ),
+            (
+                "python3 -m pytest -q -k nothing",
+                "1 deselected\nno tests ran in 0.01s",
+            ),
+            (
+                "cargo test zzz",
+                "running 0 tests\n\ntest result: ok. 0 passed; 0 failed",
+            ),
+        ] {
+            let c = flow(
+                host,
+                &[("a.py", "x")],
+                &[Step::Edit("a.py", "y"), sh(run, said)],
+            );
+            assert_refused(run, host, &c, &["ran no tests", run]);
+        }
+
+        // Tests run in another folder.
+        let c = flow(
+            host,
+            &[("a.js", "1")],
+            &[
+                Step::Edit("a.js", "2"),
+                sh(
+                    "cd ../elsewhere && node --test",
+                    "ℹ tests 4\nℹ pass 4\nℹ fail 0",
+                ),
+            ],
+        );
+        assert_refused("another folder", host, &c, &["outside the goal's folder"]);
+
+        // A change after the passing run (git stash reverts the edit).
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "echo hello\necho hello\n"),
+                sh("bash greet.sh", "hello\nhello"),
+                Step::Shell {
+                    command: "git stash",
+                    effect: |root| fs::write(root.join("greet.sh"), GREET).unwrap(),
+                    output: "Saved working directory",
+                    code: 0,
+                },
+            ],
+        );
+        assert_refused(
+            "git stash after the run",
+            host,
+            &c,
+            &["git stash", "greet.sh", "came after"],
+        );
+
+        // A change made outside the agent's calls after the passing run.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "echo hello\necho hello\n"),
+                sh("bash greet.sh", "hello\nhello"),
+                Step::Outside("greet.sh", "echo bye\n"),
+            ],
+        );
+        assert_refused(
+            "outside change",
+            host,
+            &c,
+            &["outside the agent's tool calls", "greet.sh"],
+        );
+
+        // A masked exit status with failures in the output.
+        let c = flow(
+            host,
+            &[("a.js", "1")],
+            &[
+                Step::Edit("a.js", "2"),
+                sh("npm test || true", "  3 passing\n  1 failing"),
+            ],
+        );
+        assert_refused("masked failure", host, &c, &["failed", "npm test || true"]);
+
+        // A script outside the project is not the project's program; echo is no run.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "echo hello\necho hello\n"),
+                sh("bash /tmp/other.sh", "ok"),
+                sh("echo 'all tests pass'", "all tests pass"),
+            ],
+        );
+        assert_refused(
+            "echo and a foreign script",
+            host,
+            &c,
+            &["no verification ran after"],
+        );
+
+        // A "test" that rewrites the program as it runs does not verify it.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "echo hi\n"),
+                Step::Shell {
+                    command: "bash greet.sh && sed -i s/hi/hello/ greet.sh",
+                    effect: |root| fs::write(root.join("greet.sh"), "echo hello\n").unwrap(),
+                    output: "hi",
+                    code: 0,
+                },
+            ],
+        );
+        assert_refused("a run that changes the program", host, &c, &["greet.sh"]);
+    }
+}
+
+#[test]
+fn a_failing_run_of_the_program_refuses_until_it_passes() {
+    for host in HOSTS {
+        let c = flow(
+            host,
+            &[("main.py", "print(1)\n")],
+            &[
+                Step::Edit("main.py", "print(x)\n"),
+                Step::Shell {
+                    command: "python3 main.py",
+                    effect: nothing,
+                    output: "Traceback (most recent call last):\n  File \"main.py\", line 1\nNameError: name 'x' is not defined",
+                    code: 1,
+                },
+            ],
+        );
+        assert_refused("failing run", host, &c, &["python3 main.py", "failed"]);
+        let v = c.goal.tool_history.last_verification.as_ref().unwrap();
+        assert!(v.output.contains("NameError"), "{v:?}");
+    }
+}
