@@ -409,11 +409,6 @@ export interface ToolHistory {
   /** `seq` at the last goal update: drift = seq - seq_at_update. */
   seqAtUpdate: number
   /**
-   * Where the agent's persistent shell was left by a `cd` (absolute), when
-   * it moved: a later command with no `cd` runs there.
-   */
-  shellCwd?: string | null
-  /**
    * The observed working tree kept after the last observed call (its
    * digest; the manifest is a side file). Absent when not observed.
    */

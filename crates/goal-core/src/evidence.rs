@@ -39,7 +39,7 @@ pub enum Observed {
 pub struct Context<'a> {
     /// The goal's folder (absolute).
     pub root: &'a Path,
-    /// Where the agent's shell is at the start of the call.
+    /// Where the call's command line starts (the folder the host runs it in).
     pub start: PathBuf,
     /// Project programs started in the background earlier in the goal.
     pub background_runs: u64,
@@ -73,8 +73,6 @@ pub struct Judged {
     pub started_server: bool,
     /// Files it read (relative to the goal's folder).
     pub reads: Vec<String>,
-    /// Where it left the agent's persistent shell, when a `cd` moved it.
-    pub shell_cwd: Option<PathBuf>,
     /// The shell command, for shells.
     pub command: Option<String>,
 }
@@ -187,7 +185,7 @@ fn shell_call(
     ctx: &Context,
 ) -> Judged {
     let parts = shell::split(command);
-    let (dirs, after) = shell::folders(&parts, &ctx.start);
+    let (dirs, _) = shell::folders(&parts, &ctx.start);
     let steps: Vec<Step> = parts.iter().map(|p| commands::step(&p.text, 0)).collect();
     let candidates: Vec<Option<Candidate>> = parts
         .iter()
@@ -204,7 +202,6 @@ fn shell_call(
     let mut judged = Judged {
         kind: Some(text_kind),
         command: Some(command.to_string()),
-        shell_cwd: after.filter(|a| *a != ctx.start),
         reads: read_operands(&parts, &steps, &dirs, ctx.root),
         ..Judged::default()
     };

@@ -255,20 +255,6 @@ fn zero_tests_other_folders_and_masked_statuses_do_not_verify() {
 }
 
 #[test]
-fn a_persistent_shell_that_moved_runs_there() {
-    let dir = project();
-    let j = judge_in(&dir, &bash("cd .."), &ok(""), &quiet());
-    assert_eq!(j.shell_cwd.as_deref(), dir.path().parent());
-    let ctx = Context {
-        root: dir.path(),
-        start: dir.path().parent().unwrap().to_path_buf(),
-        background_runs: 0,
-    };
-    let j = judge(&bash("npm test"), &ok("ℹ tests 2"), &quiet(), &ctx);
-    assert!(j.run.is_none() && j.attempt.unwrap().contains("outside"));
-}
-
-#[test]
 fn editors_change_what_they_name_and_reads_read_it() {
     let dir = project();
     let edit = ToolCall {

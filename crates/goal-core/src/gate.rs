@@ -261,23 +261,38 @@ fn content_words(entry: &str) -> Vec<String> {
 /// words beyond the objective's or any one requirement's own words.
 struct Substance {
     restated: Vec<Vec<String>>,
+    /// The commands the hooks saw run (`sh greet.sh`): an entry naming one
+    /// reports an observed run, whatever its other words.
+    observed: Vec<String>,
 }
 
 impl Substance {
     fn of(goal: &Goal) -> Substance {
+        let h = &goal.tool_history;
+        let ran = h
+            .recent
+            .iter()
+            .filter(|e| e.passed.is_some())
+            .filter_map(|e| e.summary.split_once(": ").map(|(_, c)| c.to_string()))
+            .chain(h.last_verification.iter().map(|v| v.command.clone()));
         Substance {
             restated: std::iter::once(&goal.objective)
                 .chain(&goal.requirements)
                 .map(|t| content_words(t))
                 .collect(),
+            observed: ran.map(|c| words(&c)).filter(|c| !c.is_empty()).collect(),
         }
     }
 
     /// Does this entry say something beyond a placeholder or a restatement?
     fn counts(&self, entry: &str) -> bool {
         let content = content_words(entry);
-        !content.is_empty()
-            && !self
+        if content.is_empty() {
+            return false;
+        }
+        let said = words(entry);
+        self.observed.iter().any(|c| find_words(&said, c).is_some())
+            || !self
                 .restated
                 .iter()
                 .any(|known| content.iter().all(|w| known.contains(w)))
@@ -673,6 +688,23 @@ mod tests {
         g.inspection_evidence = vec!["n/a".into()];
         g.tool_history.inspections = 0;
         assert_eq!(fields(&check(&g)), vec!["inspectionEvidence"]);
+    }
+
+    #[test]
+    fn an_entry_naming_an_observed_run_is_evidence_though_its_words_echo_the_objective() {
+        let mut g = complete_goal();
+        g.objective = "make greet.sh print hello twice".into();
+        g.requirements.clear();
+        g.requirement_coverage.clear();
+        g.verification_results = vec!["sh greet.sh: hello, hello".into()];
+        g.tool_history.last_verification = verified(3, true);
+        assert_eq!(
+            fields(&check(&g)),
+            vec!["verificationResults"],
+            "no such run was seen"
+        );
+        g.tool_history.last_verification.as_mut().unwrap().command = "sh greet.sh".into();
+        assert!(check(&g).is_empty(), "{:?}", check(&g));
     }
 
     #[test]

@@ -625,7 +625,7 @@ mod tests {
             completion_claim_denial(&g, &unmet),
             continuation_directive(&g, 1, 3),
         ] {
-            assert!(text.contains("call #4 \"edit: src/a.rs\""), "{text}");
+            assert!(text.contains("call #4: \"edit: src/a.rs\""), "{text}");
             assert!(text.contains("call #5 \"npm test\" FAILED"), "{text}");
             assert!(text.contains("fix the cause and run it again"), "{text}");
         }

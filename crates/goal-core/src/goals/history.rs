@@ -3,7 +3,7 @@
 //! (`observe`), and changes made between calls (by the user, another process
 //! or an unrecorded path), noticed at the user's next prompt and at close.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -173,11 +173,9 @@ pub fn record_tool(
     }
     let observed = observe_call(tree, goal, call, class.kind);
     let root = PathBuf::from(&goal.cwd);
-    let start = goal
-        .tool_history
-        .shell_cwd
-        .as_deref()
-        .map_or_else(|| root.clone(), PathBuf::from);
+    // Each call starts in the goal's folder: Copilot CLI starts a new shell
+    // per call, and Claude Code puts a shell that left the project back.
+    let start = root.clone();
     let judged = evidence::judge(
         call,
         report,
@@ -195,7 +193,7 @@ pub fn record_tool(
         Observed::Tree(_) => "tree",
         Observed::Words => "words",
     };
-    apply(goal, call, &judged, report, source, now_ms, key, how, &root);
+    apply(goal, call, &judged, report, source, now_ms, key, how);
     true
 }
 
@@ -209,7 +207,6 @@ fn apply(
     now_ms: u64,
     key: String,
     how: &str,
-    root: &Path,
 ) {
     let kind = judged.kind.unwrap_or(ToolKind::Other);
     goal.budget.tool_calls += 1;
@@ -266,9 +263,6 @@ fn apply(
     }
     if judged.reads.iter().any(|r| h.docs_changed.contains(r)) {
         h.last_readback_seq = h.seq;
-    }
-    if let Some(dir) = &judged.shell_cwd {
-        h.shell_cwd = (dir != root).then(|| dir.to_string_lossy().into_owned());
     }
     h.recent.push(ToolEvent {
         seq: h.seq,

@@ -115,10 +115,6 @@ pub struct ToolHistory {
     /// `seq` of the last call that read a changed documentation file back.
     #[serde(default)]
     pub last_readback_seq: u64,
-    /// Where the agent's persistent shell was left by a `cd` (absolute), when
-    /// it moved: a later command with no `cd` runs there.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shell_cwd: Option<String>,
     /// Runs of the project's program started in the background (a server): a
     /// request to localhost afterwards exercises it.
     #[serde(default)]
