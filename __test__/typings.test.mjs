@@ -49,12 +49,11 @@ for (const [file, expected] of [
 
 test('the JS adapters pass @ts-check against the typed index.d.ts', () => {
   const files = [
-    'adapters/copilot-cli/extension.mjs',
-    'adapters/shared/mcp-server.mjs',
-    'adapters/shared/mcp-stdio.mjs',
-    'adapters/shared/hook-runner.mjs',
-    'adapters/shared/goal-tools.mjs',
-    'adapters/shared/tool-definitions.mjs',
+    'extension.mjs',
+    'adapters/vscode-chat/mcp-server.mjs',
+    'adapters/vscode-chat/mcp-sdk.mjs',
+    'adapters/vscode-chat/hook-runner.mjs',
+    'cli/tool-definitions.mjs',
   ]
   const r = compile(['--allowJs', '--checkJs', ...files])
   assert.equal(r.code, 0, r.out)

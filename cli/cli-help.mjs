@@ -1,6 +1,6 @@
 // Help texts of the goal-system command.
 
-import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
+import { toolDefinitions } from './tool-definitions.mjs'
 
 const EXIT_CODES = `Exit codes:
   0  ok
@@ -80,10 +80,10 @@ ${HOST_FLAGS}
   --json             print the plan (and, without --dry-run, the result) as JSON
 
 Files, user level:
-  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: <pkg>/native/goal-hook, else node
-                                                        <pkg>/adapters/shared/hook-runner.mjs
+  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: <pkg>/hooks/goal-context.sh (the native
+                                                        hook, else node <pkg>/adapters/vscode-chat/hook-runner.mjs)
                ~/.copilot/extensions/goal-system/extension.mjs   shim importing
-                                                        <pkg>/adapters/copilot-cli/extension.mjs
+                                                        <pkg>/extension.mjs
                ~/.copilot/settings.json                 "experimental": true (needed to load the extension)
                ~/.copilot/mcp-config.json               mcpServers.goalSystem, only with --copilot-mcp
                                                         (the extension offers the tools already)
@@ -142,7 +142,7 @@ refuses (exit 1) and lists them.`
 
 /** Every list field as a flag, from the core's generated update schema. */
 const RECORD_FLAGS = wrap(
-  Object.entries(toolDefinitions(null).find((d) => d.operation === 'updateGoal')?.inputSchema.properties ?? {})
+  Object.entries(toolDefinitions().find((d) => d.operation === 'updateGoal')?.inputSchema.properties ?? {})
     .filter(([, schema]) => schema.type === 'array' && schema.items?.type === 'string')
     .map(([name]) => `--${name}`)
     .join(' '),

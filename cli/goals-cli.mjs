@@ -5,11 +5,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { EXIT, addonError, loadAddon, parseOptions, refused, stateError, usageError } from './cli-common.mjs'
-import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
+import { toolDefinitions } from './tool-definitions.mjs'
 
 /** The goal tools' input schemas, generated from the core's typed requests. */
 const TOOL_INPUTS = Object.fromEntries(
-  toolDefinitions(null).map((d) => [d.name.replace('goal_system_', ''), d.inputSchema]),
+  toolDefinitions().map((d) => [d.name.replace('goal_system_', ''), d.inputSchema]),
 )
 
 /** The record's list fields: the update request's string lists, in its order. */
