@@ -16,6 +16,7 @@ export function looksLikeSubagent(invocation, mainSessionId) {
   if (!invocation || typeof invocation !== 'object') return false
   // Only JSON data crosses to the addon: the host's invocation also carries
   // functions and cyclic objects. Markers may be objects (`subagent: {...}`).
+  /** @type {import('./index.js').SubagentInvocation} */
   const scalars = {}
   for (const [key, value] of Object.entries(invocation)) {
     if (['string', 'boolean'].includes(typeof value)) scalars[key] = value

@@ -4,6 +4,7 @@
 // `// @ts-check` against the typed index.d.ts.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +29,20 @@ function compile(args) {
   const r = spawnSync(process.execPath, [tsc, ...base, ...args], { cwd: root, encoding: 'utf8' })
   return { code: r.status, out: `${r.stdout}${r.stderr}` }
 }
+
+/** Declarations without their comments (doc comments say "any" in plain English). */
+const code = (text) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+
+test('no `any` in index.d.ts or types/: every value that crosses is a named type', () => {
+  const files = ['index.d.ts', ...readdirSync(join(root, 'types')).map((f) => join('types', f))]
+  assert.ok(files.length >= 2, files.join())
+  for (const file of files) {
+    const lines = code(readFileSync(join(root, file), 'utf8')).split('\n')
+    const offenders = lines.filter((l) => /\bany\b/.test(l))
+    assert.deepEqual(offenders, [], `${file} declares any`)
+  }
+  assert.equal(code('  x: any // y\n/** any */').match(/\bany\b/g)?.length, 1, 'the check sees an any')
+})
 
 test('a sample adapter compiles under tsc --strict against the generated typings', () => {
   const r = compile(['--strict', '__test__/typings/positive.ts'])
