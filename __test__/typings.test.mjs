@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
-import { FIELD_ALIASES, LIST_FIELDS } from '../cli/goals-cli.mjs'
+import { FIELD_ALIASES, LIST_FIELDS } from '../cli/record-fields.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -78,5 +78,21 @@ test("the command's short field flags each name a field of the core's schema", (
   assert.ok(LIST_FIELDS.includes('doneSoFar') && LIST_FIELDS.length >= 16, LIST_FIELDS.join(', '))
   for (const [flag, field] of Object.entries(FIELD_ALIASES)) {
     assert.ok(LIST_FIELDS.includes(field), `--${flag} maps to ${field}, which the core does not know`)
+  }
+})
+
+test("the command's help names every list field of the core's update schema, each with its flag", () => {
+  const update = JSON.parse(readFileSync(join(root, 'schema', 'goal-tools.json'), 'utf8')).find(
+    (d) => d.name === 'goal_system_update',
+  )
+  const fields = Object.entries(update.inputSchema.properties)
+    .filter(([, s]) => s.type === 'array' && s.items?.type === 'string')
+    .map(([name]) => name)
+  assert.ok(fields.length >= 16, fields.join())
+  for (const cmd of ['open', 'update', 'close']) {
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'goal-system.mjs'), cmd, '--help'], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    for (const field of fields) assert.match(r.stdout, new RegExp(`--${field}\\b`), `${cmd} --help lacks --${field}`)
+    for (const [flag, field] of Object.entries(FIELD_ALIASES)) assert.ok(r.stdout.includes(`--${flag} (${field})`))
   }
 })
