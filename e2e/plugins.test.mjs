@@ -314,6 +314,12 @@ describe('Goal System as a Claude Code plugin', { skip: skipReason('claude') }, 
       text.includes(`The user started a goal with /goal: ${OBJECTIVE}`),
       'the skill body with $ARGUMENTS reached the model',
     )
+    // The host read the skill's frontmatter: its description is what the model is shown for it.
+    const description = /^description: (.*)$/m.exec(
+      fs.readFileSync(path.join(REPO_DIR, 'plugins/claude/goal-system/skills/goal/SKILL.md'), 'utf8'),
+    )[1]
+    const sent = JSON.stringify(server.modelRequests().map((q) => q.body))
+    assert.ok(sent.includes(description), `the skill's description (${description}) reached the model`)
     assert.deepEqual(callerFromContext(first.body), { sessionId: sid, cwd })
     // Stops were blocked until the model closed the goal (blocked is the agent's to choose).
     assert.ok(lastUser(server.modelRequests()[1]).includes(`${DIRECTIVE}: goal ${snapshot[0].id} is still open`))
