@@ -13,8 +13,7 @@ use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 
 use crate::autopilot::AutopilotObjective;
-use crate::board::ItemMeta;
-use crate::board::{self, BoardRequest};
+use crate::board::{self, BoardRequest, ItemMeta};
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::Unmet;
 use crate::hooks::SUBAGENT_MARKERS;
