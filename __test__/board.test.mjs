@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { addon, cliHook, root, runnerHook, tempState } from './helpers.mjs'
 
 const BIN = join(root, 'bin', 'goal-system.mjs')
-const SERVER = join(root, 'adapters', 'shared', 'mcp-server.mjs')
+const SERVER = join(root, 'adapters', 'vscode-chat', 'mcp-server.mjs')
 
 function git(cwd, ...args) {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8' })
@@ -310,7 +310,7 @@ describe('context_board in the Copilot CLI extension', () => {
     process.env.GOAL_SYSTEM_EXTENSION_NO_AUTOSTART = '1'
     process.env.HOME = state.home
     process.env.GOAL_SYSTEM_STATE_ROOT = state.stateRoot
-    const ext = await import('../adapters/copilot-cli/extension.mjs')
+    const ext = await import('../extension.mjs')
     let registered
     await ext.start(async (config) => {
       registered = config

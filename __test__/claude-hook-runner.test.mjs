@@ -385,7 +385,7 @@ test('the Claude hooks block and .mcp.json have the expected shape and run', () 
     const [h] = group.hooks
     assert.equal(h.type, 'command')
     assert.ok(h.timeout > 0)
-    assert.ok(h.command.includes('${GOAL_SYSTEM_HOME}/adapters/shared/hook-runner.mjs'))
+    assert.ok(h.command.includes('${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'))
     assert.match(
       h.command,
       new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host claude ${event}\\).* claude ${event} \\|\\| echo '\\{\\}'$`),
@@ -393,7 +393,7 @@ test('the Claude hooks block and .mcp.json have the expected shape and run', () 
   }
   const mcp = JSON.parse(readFileSync(join(ROOT, 'adapters/claude/mcp.json'), 'utf8'))
   assert.equal(mcp.mcpServers.goalSystem.command, 'node')
-  assert.match(mcp.mcpServers.goalSystem.args[0], /adapters\/shared\/mcp-server\.mjs$/)
+  assert.match(mcp.mcpServers.goalSystem.args[0], /adapters\/vscode-chat\/mcp-server\.mjs$/)
 
   // Claude runs hook commands in a shell: the placeholder resolves from the environment.
   const s = 'cl-config'

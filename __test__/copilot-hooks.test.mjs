@@ -1,4 +1,4 @@
-// Copilot CLI's shell hook driven as the host drives it: `bash adapters/copilot-cli/hooks/goal-context.sh
+// Copilot CLI's shell hook driven as the host drives it: `bash hooks/goal-context.sh
 // <event>` with real payloads on stdin, stdout parsed as the host parses it.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -385,7 +385,7 @@ describe('boundaries and faults', () => {
 
 describe('native and Node paths agree', () => {
   test('the same payload sequence gives the same answers', () => {
-    const runner = join(root, 'adapters', 'shared', 'hook-runner.mjs')
+    const runner = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
     if (!existsSync(runner)) return assert.fail('hook-runner.mjs is missing')
     const sequence = [
       ['userPromptSubmitted', { prompt: '/goal port the parser' }],

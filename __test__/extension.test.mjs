@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import { tempState } from './helpers.mjs'
 
 process.env.GOAL_SYSTEM_EXTENSION_NO_AUTOSTART = '1'
-const ext = await import('../adapters/copilot-cli/extension.mjs')
+const ext = await import('../extension.mjs')
 
 let state
 let registered

@@ -22,10 +22,10 @@ export function tempState() {
   }
 }
 
-/** Run `bash adapters/copilot-cli/hooks/goal-context.sh <event>` with a payload; parse stdout. */
+/** Run `bash hooks/goal-context.sh <event>` with a payload; parse stdout. */
 export function cliHook(state, event, payload, extraEnv = {}) {
   const input = typeof payload === 'string' ? payload : JSON.stringify(payload)
-  const res = spawnSync('bash', [join(root, 'adapters', 'copilot-cli', 'hooks', 'goal-context.sh'), event], {
+  const res = spawnSync('bash', [join(root, 'hooks', 'goal-context.sh'), event], {
     input,
     env: { ...state.env, ...extraEnv },
     encoding: 'utf8',
@@ -45,7 +45,7 @@ export function normalize(text) {
 }
 
 /** The VS Code / Claude Code hook runner. */
-export const runner = join(root, 'adapters', 'shared', 'hook-runner.mjs')
+export const runner = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
 
 /** Run hook-runner.mjs as a host's hooks file does (`<host> [Event]`); parse stdout. */
 export function runnerHook(stateRoot, host, payload, { event, runnerPath = runner } = {}) {

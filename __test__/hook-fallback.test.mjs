@@ -48,7 +48,7 @@ function foreignElf(file) {
 function fileCommand(host, event, hook) {
   const files = hooksFiles()
   let cmd
-  if (host === 'copilot-cli') cmd = files['adapters/copilot-cli/hooks/hooks.json'].hooks[event][0].bash
+  if (host === 'copilot-cli') cmd = files['hooks/hooks.json'].hooks[event][0].bash
   else if (host === 'vscode') cmd = files['adapters/vscode-chat/hooks/goal-system.json'].hooks[event][0].command
   else cmd = files['adapters/claude/settings.hooks.json'].hooks[event][0].hooks[0].command
   return cmd.replaceAll('${GOAL_SYSTEM_HOOK}', hook).replaceAll('${GOAL_SYSTEM_HOME}', root)
@@ -199,10 +199,10 @@ describe('a hooks-file command never fails closed', () => {
     })
   }
 
-  test('adapters/copilot-cli/hooks/goal-context.sh (a clone, hand-written hooks) falls back the same way', () => {
+  test('hooks/goal-context.sh (a clone, hand-written hooks) falls back the same way', () => {
     const state = stateRoot('closed-script')
     const expected = ways.native('copilot-cli', 'preToolUse', input('copilot-cli'), state).stdout
-    const script = join(root, 'adapters', 'copilot-cli', 'hooks', 'goal-context.sh')
+    const script = join(root, 'hooks', 'goal-context.sh')
     const foreign = foreignElf(join(base, 'script-foreign-goal-hook'))
     const r = run('/bin/bash', [script, 'preToolUse'], input('copilot-cli'), {
       GOAL_SYSTEM_STATE_ROOT: state,
@@ -214,7 +214,7 @@ describe('a hooks-file command never fails closed', () => {
   })
 
   test('the runner without its addon says so loudly on stderr and allows', () => {
-    const dir = join(base, 'no-addon', 'adapters', 'shared')
+    const dir = join(base, 'no-addon', 'adapters', 'vscode-chat')
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'hook-runner.mjs'), readFileSync(runner))
     const r = run(process.execPath, [join(dir, 'hook-runner.mjs'), 'claude', 'PreToolUse'], input('claude'), {})

@@ -11,7 +11,19 @@ import { after, before, test } from 'node:test'
 import { root } from './helpers.mjs'
 import { platformId } from '../cli/install-native.mjs'
 
-const PACKAGE_FILES = ['package.json', 'index.js', 'index.d.ts', 'bin', 'cli', 'adapters', 'schema', 'types']
+const PACKAGE_FILES = [
+  'package.json',
+  'index.js',
+  'index.d.ts',
+  'extension.mjs',
+  'hooks',
+  'skills',
+  'bin',
+  'cli',
+  'adapters',
+  'schema',
+  'types',
+]
 
 let base
 before(() => {
@@ -78,7 +90,7 @@ test('install from npx cache copies the package to a stable folder and points th
 
   const hooks = readFileSync(join(home, '.copilot', 'hooks', 'goal-system.json'), 'utf8')
   assert.ok(hooks.includes(join(stable, 'native', 'goal-hook')), hooks)
-  assert.ok(hooks.includes(join(stable, 'adapters', 'shared', 'hook-runner.mjs')), hooks)
+  assert.ok(hooks.includes(join(stable, 'hooks', 'goal-context.sh')), hooks)
   assert.ok(!hooks.includes('_npx'), 'no path into the npx cache')
   const shim = readFileSync(join(home, '.copilot', 'extensions', 'goal-system', 'extension.mjs'), 'utf8')
   assert.ok(!shim.includes('_npx'), shim)

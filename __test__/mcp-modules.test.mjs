@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 import { root } from './helpers.mjs'
 
-const SHARED = join(root, 'adapters', 'shared')
+const ADAPTER = join(root, 'adapters', 'vscode-chat')
 let base
 before(() => {
   base = mkdtempSync(join(tmpdir(), 'goal-mcp-modules-'))
@@ -60,8 +60,6 @@ async function resolutions(server, name) {
     .map((l) => JSON.parse(l))
 }
 
-const ours = (url) => url?.startsWith(pathToFileURL(root).href) && !url.includes('/node_modules/')
-
 test('no file of ours imports zod (read from the sources)', () => {
   const files = []
   const walk = (dir) => {
@@ -74,7 +72,7 @@ test('no file of ours imports zod (read from the sources)', () => {
   for (const dir of ['adapters', 'bin', 'cli']) walk(join(root, dir))
   files.push(join(root, 'index.js'))
   assert.ok(
-    files.some((f) => f.endsWith('mcp-stdio.mjs')),
+    files.some((f) => f.endsWith('mcp-server.mjs')),
     'the server source is among them',
   )
   const importsZod = /(?:from\s*|import\s*\(?\s*|require\s*\(\s*)['"]zod(?:\/[^'"]*)?['"]/
@@ -84,29 +82,48 @@ test('no file of ours imports zod (read from the sources)', () => {
   assert.equal(pkg.dependencies.zod, undefined, 'zod is no dependency of ours (the SDK brings its own)')
 })
 
-test("the unbundled server's module graph: zod only from the SDK", async () => {
-  const seen = await resolutions(join(SHARED, 'mcp-stdio.mjs'), 'source')
+/**
+ * The server as a clone not yet built runs it: a copy of the server without
+ * the SDK bundle beside it, in a package folder under node_modules/.cache (so
+ * its SDK import resolves to this repository's node_modules), whose index.js
+ * is this repository's addon.
+ */
+function unbundledServer() {
+  const pkgDir = join(root, 'node_modules', '.cache', 'goal-system-test', `mcp-unbundled-${process.pid}`)
+  const dir = join(pkgDir, 'adapters', 'vscode-chat')
+  mkdirSync(dir, { recursive: true })
+  for (const file of ['mcp-server.mjs', 'mcp-sdk.mjs'])
+    writeFileSync(join(dir, file), readFileSync(join(ADAPTER, file)))
+  writeFileSync(join(pkgDir, 'index.js'), `module.exports = require(${JSON.stringify(join(root, 'index.js'))})\n`)
+  return { server: join(dir, 'mcp-server.mjs'), cleanup: () => rmSync(pkgDir, { recursive: true, force: true }) }
+}
+
+test("the unbundled server's module graph: zod only from the SDK", async (t) => {
+  const copy = unbundledServer()
+  t.after(copy.cleanup)
+  const seen = await resolutions(copy.server, 'source')
   const zod = seen.filter((r) => /^zod(\/|$)/.test(r.specifier))
   assert.ok(zod.length > 0, 'the hook sees the graph: the SDK imports zod')
   assert.deepEqual(
-    zod.filter((r) => !r.parent?.includes('/node_modules/')),
+    // Our copy sits under node_modules/.cache: its files count as ours.
+    zod.filter((r) => !r.parent?.includes('/node_modules/') || r.parent.includes('/.cache/goal-system-test/')),
     [],
     'a file of ours imported zod',
   )
   assert.ok(
-    seen.some((r) => ours(r.parent)),
-    'our own imports were recorded',
+    seen.some((r) => r.parent === pathToFileURL(copy.server).href && r.url.endsWith('/mcp-sdk.mjs')),
+    'the server took the SDK from node_modules through mcp-sdk.mjs',
   )
 })
 
 test('the registered server runs the bundle: no module of node_modules is loaded', async () => {
   assert.ok(
-    existsSync(join(SHARED, 'mcp-server.bundle.mjs')),
+    existsSync(join(ADAPTER, 'mcp-sdk.bundle.mjs')),
     'no bundle: run `npm run build:mcp` (the build scripts make it)',
   )
-  const seen = await resolutions(join(SHARED, 'mcp-server.mjs'), 'bundle')
+  const seen = await resolutions(join(ADAPTER, 'mcp-server.mjs'), 'bundle')
   assert.ok(
-    seen.some((r) => r.url.endsWith('/adapters/shared/mcp-server.bundle.mjs')),
+    seen.some((r) => r.url.endsWith('/adapters/vscode-chat/mcp-sdk.bundle.mjs')),
     JSON.stringify(seen),
   )
   assert.deepEqual(

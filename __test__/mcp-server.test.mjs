@@ -1,5 +1,5 @@
 // The stdio MCP server as a host sees it: the SDK client spawns
-// adapters/shared/mcp-server.mjs and calls the four goal tools.
+// adapters/vscode-chat/mcp-server.mjs and calls the four goal tools.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -13,8 +13,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { addon } from './helpers.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SERVER = join(ROOT, 'adapters/shared/mcp-server.mjs')
-const RUNNER = join(ROOT, 'adapters/shared/hook-runner.mjs')
+const SERVER = join(ROOT, 'adapters/vscode-chat/mcp-server.mjs')
+const RUNNER = join(ROOT, 'adapters/vscode-chat/hook-runner.mjs')
 const TOOLS = ['goal_system_open', 'goal_system_status', 'goal_system_update', 'goal_system_close']
 
 // State root one level down: the store's session-local copy goes to its parent.

@@ -36,7 +36,7 @@ function hostEnv(host) {
 
 /** The entries, each run as its hooks file runs it. */
 const ENTRIES = {
-  'copilot-cli': (event) => ['bash', [path.join(root, 'adapters', 'copilot-cli', 'hooks', 'goal-context.sh'), event]],
+  'copilot-cli': (event) => ['bash', [path.join(root, 'hooks', 'goal-context.sh'), event]],
   vscode: (event) => [process.execPath, [runner, 'vscode', event]],
   claude: (event) => [process.execPath, [runner, 'claude', event]],
   'vscode (native)': (event) => [nativeHook, ['--host', 'vscode', event]],

@@ -74,9 +74,7 @@ describe('plugin files', () => {
         'mcp',
       )
     }
-    const events = Object.keys(
-      JSON.parse(fs.readFileSync(path.join(root, 'adapters', 'copilot-cli', 'hooks', 'hooks.json'), 'utf8')).hooks,
-    )
+    const events = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'hooks', 'hooks.json'), 'utf8')).hooks)
     assert.deepEqual(
       Object.keys(JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks),
       events,

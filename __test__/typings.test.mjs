@@ -4,11 +4,12 @@
 // `// @ts-check` against the typed index.d.ts.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
-import { FIELD_ALIASES, LIST_FIELDS } from '../cli/goals-cli.mjs'
+import { FIELD_ALIASES, LIST_FIELDS } from '../cli/record-fields.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -28,6 +29,20 @@ function compile(args) {
   const r = spawnSync(process.execPath, [tsc, ...base, ...args], { cwd: root, encoding: 'utf8' })
   return { code: r.status, out: `${r.stdout}${r.stderr}` }
 }
+
+/** Declarations without their comments (doc comments say "any" in plain English). */
+const code = (text) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+
+test('no `any` in index.d.ts or types/: every value that crosses is a named type', () => {
+  const files = ['index.d.ts', ...readdirSync(join(root, 'types')).map((f) => join('types', f))]
+  assert.ok(files.length >= 2, files.join())
+  for (const file of files) {
+    const lines = code(readFileSync(join(root, file), 'utf8')).split('\n')
+    const offenders = lines.filter((l) => /\bany\b/.test(l))
+    assert.deepEqual(offenders, [], `${file} declares any`)
+  }
+  assert.equal(code('  x: any // y\n/** any */').match(/\bany\b/g)?.length, 1, 'the check sees an any')
+})
 
 test('a sample adapter compiles under tsc --strict against the generated typings', () => {
   const r = compile(['--strict', '__test__/typings/positive.ts'])
@@ -49,12 +64,11 @@ for (const [file, expected] of [
 
 test('the JS adapters pass @ts-check against the typed index.d.ts', () => {
   const files = [
-    'adapters/copilot-cli/extension.mjs',
-    'adapters/shared/mcp-server.mjs',
-    'adapters/shared/mcp-stdio.mjs',
-    'adapters/shared/hook-runner.mjs',
-    'adapters/shared/goal-tools.mjs',
-    'adapters/shared/tool-definitions.mjs',
+    'extension.mjs',
+    'adapters/vscode-chat/mcp-server.mjs',
+    'adapters/vscode-chat/mcp-sdk.mjs',
+    'adapters/vscode-chat/hook-runner.mjs',
+    'cli/tool-definitions.mjs',
   ]
   const r = compile(['--allowJs', '--checkJs', ...files])
   assert.equal(r.code, 0, r.out)
@@ -64,5 +78,21 @@ test("the command's short field flags each name a field of the core's schema", (
   assert.ok(LIST_FIELDS.includes('doneSoFar') && LIST_FIELDS.length >= 16, LIST_FIELDS.join(', '))
   for (const [flag, field] of Object.entries(FIELD_ALIASES)) {
     assert.ok(LIST_FIELDS.includes(field), `--${flag} maps to ${field}, which the core does not know`)
+  }
+})
+
+test("the command's help names every list field of the core's update schema, each with its flag", () => {
+  const update = JSON.parse(readFileSync(join(root, 'schema', 'goal-tools.json'), 'utf8')).find(
+    (d) => d.name === 'goal_system_update',
+  )
+  const fields = Object.entries(update.inputSchema.properties)
+    .filter(([, s]) => s.type === 'array' && s.items?.type === 'string')
+    .map(([name]) => name)
+  assert.ok(fields.length >= 16, fields.join())
+  for (const cmd of ['open', 'update', 'close']) {
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'goal-system.mjs'), cmd, '--help'], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    for (const field of fields) assert.match(r.stdout, new RegExp(`--${field}\\b`), `${cmd} --help lacks --${field}`)
+    for (const [flag, field] of Object.entries(FIELD_ALIASES)) assert.ok(r.stdout.includes(`--${flag} (${field})`))
   }
 })

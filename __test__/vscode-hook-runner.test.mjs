@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { runnerHook } from './helpers.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const RUNNER = join(ROOT, 'adapters/shared/hook-runner.mjs')
+const RUNNER = join(ROOT, 'adapters/vscode-chat/hook-runner.mjs')
 const addon = createRequire(import.meta.url)('../index.js')
 
 // The state root sits one level down: the store also writes a session-local
@@ -311,7 +311,7 @@ test('the VS Code hooks file runs the runner for every event it names', () => {
     const [entry] = config.hooks[event]
     assert.equal(entry.type, 'command')
     assert.ok(entry.timeout > 0)
-    assert.ok(entry.command.includes('${GOAL_SYSTEM_HOME}/adapters/shared/hook-runner.mjs'), entry.command)
+    assert.ok(entry.command.includes('${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'), entry.command)
     assert.match(
       entry.command,
       new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host vscode ${event}\\).* vscode ${event} \\|\\| echo '\\{\\}'$`),

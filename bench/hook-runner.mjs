@@ -3,7 +3,7 @@
 // node bench/hook-runner.mjs [N=30]
 // One run spawns, N times and interleaved (so all three share the same noise):
 //   (a) node -e 0
-//   (b) node adapters/shared/hook-runner.mjs vscode   with a PreToolUse payload
+//   (b) node adapters/vscode-chat/hook-runner.mjs vscode   with a PreToolUse payload
 //   (c) the same with a PostToolUse payload (writes the tool history)
 // against an open goal in a temp state root. Prints median and p95 per case and
 // the ratio (b)/(a). A plain script: it asserts nothing about time.
@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const RUNNER = join(ROOT, 'adapters/shared/hook-runner.mjs')
+const RUNNER = join(ROOT, 'adapters/vscode-chat/hook-runner.mjs')
 const N = Number(process.argv[2]) || 30
 
 // State root one level down: the store's session-local copy goes to its parent.

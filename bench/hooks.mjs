@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Hook round trips as each host runs them: every event of the installed
 // hooks file of Copilot CLI, VS Code and Claude Code (scripts/hooks-files.mjs:
-// the native executable, Node only as the fallback), with its placeholders
+// the native executable, Node only as the fallback; Copilot CLI's through the
+// sourced hooks/goal-context.sh), with its placeholders
 // set to this clone. Payload in, decision out, state updated durably.
 // Measured in one interleaved run against `/bin/true`, `node -e 0` and the
 // floor (a compiled program that reads stdin and durably rewrites one 4 KB
@@ -15,7 +16,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { hooksFiles, shellCommand } from '../scripts/hooks-files.mjs'
+import { HOOKS_FILES, entryCommand, hooksFiles } from '../scripts/hooks-files.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const addon = createRequire(import.meta.url)(join(root, 'index.js'))
@@ -41,12 +42,13 @@ process.env.GOAL_SYSTEM_STATE_ROOT = env.GOAL_SYSTEM_STATE_ROOT
 
 /** The hooks file's command for `host` and `event`, as `goal-system install` writes it. */
 const installed = (host, event) =>
-  shellCommand(host, event).replaceAll('${GOAL_SYSTEM_HOOK}', native).replaceAll('${GOAL_SYSTEM_HOME}', root)
+  entryCommand(host, event).replaceAll('${GOAL_SYSTEM_HOOK}', native).replaceAll('${GOAL_SYSTEM_HOME}', root)
 
 const cwd = '/tmp/bench-project'
 /** The events of each host, as its installed hooks file lists them. */
+const files = hooksFiles()
 const fileEvents = Object.fromEntries(
-  Object.entries(hooksFiles()).map(([path, file]) => [path.split('/')[1], Object.keys(file.hooks)]),
+  Object.entries(HOOKS_FILES).map(([host, path]) => [host, Object.keys(files[path].hooks)]),
 )
 // Payloads as the hosts send them (/work/shared/DESIGN.md, e2e/NOTES.md):
 // Copilot CLI camelCase without an event name, VS Code and Claude Code
@@ -87,7 +89,7 @@ const hosts = {
   vscode: {
     shell: 'sh',
     sessionId: 'bench-vscode',
-    events: fileEvents['vscode-chat'],
+    events: fileEvents.vscode,
     payload: chat('run_in_terminal', (result) => result),
   },
   claude: {

@@ -10,7 +10,7 @@
 // rebuilt one. Prints medians and ratios. A plain script: it asserts nothing
 // about time.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -95,16 +95,32 @@ function nodeBare() {
   return performance.now() - t0
 }
 
-const server = join(ROOT, 'adapters/shared/mcp-server.mjs')
+/**
+ * The product server as a clone not yet built runs it: a copy without the SDK
+ * bundle beside it, under node_modules/.cache (its SDK import resolves to this
+ * repository's node_modules), with today's addon.
+ */
+function unbundledServer() {
+  const dir = join(ROOT, 'node_modules', '.cache', 'goal-system-bench', 'mcp-unbundled')
+  const adapter = join(dir, 'adapters', 'vscode-chat')
+  mkdirSync(adapter, { recursive: true })
+  for (const file of ['mcp-server.mjs', 'mcp-sdk.mjs'])
+    writeFileSync(join(adapter, file), readFileSync(join(ROOT, 'adapters', 'vscode-chat', file)))
+  writeFileSync(join(dir, 'index.js'), `module.exports = require(${JSON.stringify(join(ROOT, 'index.js'))})\n`)
+  return join(adapter, 'mcp-server.mjs')
+}
+
+const server = join(ROOT, 'adapters/vscode-chat/mcp-server.mjs')
+const unbundled = unbundledServer()
 const cases = [
   [
-    existsSync(join(ROOT, 'adapters/shared/mcp-server.bundle.mjs'))
-      ? 'product server (bundled, as registered)'
+    existsSync(join(ROOT, 'adapters/vscode-chat/mcp-sdk.bundle.mjs'))
+      ? 'product server (bundled SDK, as registered)'
       : 'product server (NOT BUILT: runs unbundled)',
     () => coldStart(server),
   ],
   ['goal-system mcp (the host plugins)', () => coldStart(join(ROOT, 'bin/goal-system.mjs'), 'mcp')],
-  ['product server unbundled (mcp-stdio.mjs)', () => coldStart(join(ROOT, 'adapters/shared/mcp-stdio.mjs'))],
+  ['product server, SDK unbundled', () => coldStart(unbundled)],
   ['floor: no SDK, same addon', () => coldStart(join(ROOT, 'bench/mcp-floor-server.mjs'))],
   ['node -e 0', async () => nodeBare()],
 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Round trip of the Goal System MCP tools over stdio, one client session.
 // node bench/mcp.mjs [N=200] [server.mjs]
-// Spawns adapters/shared/mcp-server.mjs (or the server given) with the SDK client, opens a goal,
+// Spawns adapters/vscode-chat/mcp-server.mjs (or the server given) with the SDK client, opens a goal,
 // then times N calls each of goal_system_status and goal_system_update
 // (interleaved), and the same addon calls made in-process for comparison.
 // Prints median and p95 per case. A plain script: it asserts nothing about time.
@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.argv[2]) || 200
-const SERVER = process.argv[3] ?? join(ROOT, 'adapters/shared/mcp-server.mjs')
+const SERVER = process.argv[3] ?? join(ROOT, 'adapters/vscode-chat/mcp-server.mjs')
 
 // State root one level down: the store's session-local copy goes to its parent.
 const base = mkdtempSync(join(tmpdir(), 'goal-bench-mcp-'))

@@ -44,7 +44,7 @@ async function main(argv) {
     // The MCP server on stdio (the host plugins start it this way), before
     // anything else loads: a host waits for it.
     context.command = cmd
-    await import('../adapters/shared/mcp-server.mjs')
+    await import('../adapters/vscode-chat/mcp-server.mjs')
     return undefined
   }
   const help = await import('../cli/cli-help.mjs')

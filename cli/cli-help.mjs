@@ -1,6 +1,6 @@
 // Help texts of the goal-system command.
 
-import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
+import { FIELD_ALIASES, LIST_FIELDS } from './record-fields.mjs'
 
 const EXIT_CODES = `Exit codes:
   0  ok
@@ -80,10 +80,10 @@ ${HOST_FLAGS}
   --json             print the plan (and, without --dry-run, the result) as JSON
 
 Files, user level:
-  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: <pkg>/native/goal-hook, else node
-                                                        <pkg>/adapters/shared/hook-runner.mjs
+  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: <pkg>/hooks/goal-context.sh (the native
+                                                        hook, else node <pkg>/adapters/vscode-chat/hook-runner.mjs)
                ~/.copilot/extensions/goal-system/extension.mjs   shim importing
-                                                        <pkg>/adapters/copilot-cli/extension.mjs
+                                                        <pkg>/extension.mjs
                ~/.copilot/settings.json                 "experimental": true (needed to load the extension)
                ~/.copilot/mcp-config.json               mcpServers.goalSystem, only with --copilot-mcp
                                                         (the extension offers the tools already)
@@ -140,18 +140,15 @@ COPILOT_SESSION_ID, CLAUDE_CODE_SESSION_ID; with none, the one open goal of the 
 (--cwd, default the current folder). With several open goals there, the command
 refuses (exit 1) and lists them.`
 
-/** Every list field as a flag, from the core's generated update schema. */
-const RECORD_FLAGS = wrap(
-  Object.entries(toolDefinitions(null).find((d) => d.operation === 'updateGoal')?.inputSchema.properties ?? {})
-    .filter(([, schema]) => schema.type === 'array' && schema.items?.type === 'string')
-    .map(([name]) => `--${name}`)
-    .join(' '),
-)
+/** Every list field of the record as a flag, from the core's generated update schema. */
+const RECORD_FLAGS = wrap(LIST_FIELDS.map((name) => `--${name}`))
+/** The command's short names for them. */
+const SHORT_FLAGS = wrap(Object.entries(FIELD_ALIASES).map(([flag, field]) => `--${flag} (${field})`))
 
-/** Wrap a line of words to the help's width, indented under its label. */
-function wrap(text, width = 84, indent = '    ') {
+/** Lay items (each kept whole) out in lines of the help's width, indented under their label. */
+function wrap(items, width = 84, indent = '    ') {
   const lines = ['']
-  for (const word of text.split(' ')) {
+  for (const word of items) {
     const last = lines.length - 1
     if (lines[last] && `${lines[last]} ${word}`.length > width - indent.length) lines.push(word)
     else lines[last] = lines[last] ? `${lines[last]} ${word}` : word
@@ -159,16 +156,10 @@ function wrap(text, width = 84, indent = '    ') {
   return `\n${lines.map((l) => indent + l).join('\n')}`
 }
 
-const FIELD_HELP = `Fields (repeatable; durable lists append, remaining and blockers replace):
-  --done TEXT (doneSoFar)           --remaining TEXT        --no-remaining (clear it)
-  --blocker TEXT (blockers)         --no-blockers (clear it)
-  --requirement TEXT                --scope TEXT             --constraint TEXT
-  --must-not-regress TEXT           --environment TEXT       --tool TEXT (requiredTools)
-  --validation TEXT (validationProof)       --verification TEXT (verificationResults)
-  --coverage TEXT (requirementCoverage)     --inspection TEXT (inspectionEvidence)
-  --issue TEXT (discoveredIssues)           --resolved TEXT (resolvedIssues)
-  --audit TEXT (completionAudit)
-  Each record field also works by its own name:${RECORD_FLAGS}.
+const FIELD_HELP = `Fields (repeatable, each TEXT one entry; durable lists append, remaining and blockers replace):
+  Every list field of the record, by its own name:${RECORD_FLAGS}.
+  Short names:${SHORT_FLAGS}.
+  --no-remaining, --no-blockers  clear that queue
   --input-json '{...}'  any fields as a JSON object (issueResolutions need it); - reads
                      stdin (--from-json is the same; the old --json '{...}' still works)
   --json             print the result (goal, summary, unmet conditions) as JSON`

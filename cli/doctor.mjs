@@ -11,6 +11,7 @@ import { readManifest } from './install-plan.mjs'
 import {
   HOSTS,
   HOST_LABELS,
+  MOVED_FILES,
   PACKAGE_ROOT,
   TEXT_MARKER,
   buildTargets,
@@ -178,7 +179,7 @@ function checkNativeHook(ok, fail) {
 }
 
 function checkHookRunner(ok, fail) {
-  const runner = path.join(PACKAGE_ROOT, 'adapters', 'shared', 'hook-runner.mjs')
+  const runner = path.join(PACKAGE_ROOT, 'adapters', 'vscode-chat', 'hook-runner.mjs')
   if (!fs.existsSync(runner)) return // reported with the wiring that needs it
   const problem = answersAllow(process.execPath, [runner, 'vscode', 'PreToolUse'])
   if (problem) fail('general', `hook runner ${runner} ${problem}`, 'reinstall the package')
@@ -350,7 +351,12 @@ function missingReferences(text) {
     /(?:[A-Za-z]:)?[\\/][^\s"'<>|]*?(?:goal-context\.sh|hook-runner\.mjs|mcp-server\.mjs|goal-hook|extension\.mjs)/g
   const missing = new Set()
   for (const m of text.matchAll(re)) if (!fs.existsSync(m[0])) missing.add(m[0])
-  return [...missing].map((p) => `${p} does not exist`)
+  return [...missing].map((p) => {
+    const old = Object.keys(MOVED_FILES).find((rel) => p.replace(/\\/g, '/').endsWith(`/${rel}`))
+    return old
+      ? `${p} does not exist (an earlier release's layout: goal-system install points it at ${MOVED_FILES[old]})`
+      : `${p} does not exist`
+  })
 }
 
 export function formatFindings(report, paint = (style, text) => text) {

@@ -5,38 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 import { EXIT, addonError, loadAddon, parseOptions, refused, stateError, usageError } from './cli-common.mjs'
-import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
-
-/** The goal tools' input schemas, generated from the core's typed requests. */
-const TOOL_INPUTS = Object.fromEntries(
-  toolDefinitions(null).map((d) => [d.name.replace('goal_system_', ''), d.inputSchema]),
-)
-
-/** The record's list fields: the update request's string lists, in its order. */
-export const LIST_FIELDS = Object.entries(TOOL_INPUTS.update.properties)
-  .filter(([, schema]) => schema.type === 'array' && schema.items?.type === 'string')
-  .map(([name]) => name)
-
-/** The statuses a close takes. */
-const CLOSE_STATUSES = TOOL_INPUTS.close.properties.status.enum
-
-/** Short flag names for the common list fields (each must name one of LIST_FIELDS). */
-export const FIELD_ALIASES = {
-  done: 'doneSoFar',
-  requirement: 'requirements',
-  constraint: 'constraints',
-  'must-not-regress': 'mustNotRegress',
-  environment: 'currentEnvironment',
-  tool: 'requiredTools',
-  validation: 'validationProof',
-  verification: 'verificationResults',
-  coverage: 'requirementCoverage',
-  inspection: 'inspectionEvidence',
-  issue: 'discoveredIssues',
-  resolved: 'resolvedIssues',
-  audit: 'completionAudit',
-  blocker: 'blockers',
-}
+import { CLOSE_STATUSES, FIELD_ALIASES, LIST_FIELDS } from './record-fields.mjs'
 
 const SESSION_ENV = ['GOAL_SYSTEM_SESSION_ID', 'COPILOT_SESSION_ID', 'CLAUDE_CODE_SESSION_ID']
 

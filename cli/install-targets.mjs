@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import { nativeHook } from './install-native.mjs'
 import { mapStrings, parseJsonObject, getIn } from './json-merge.mjs'
-import { toolDefinitions } from '../adapters/shared/tool-definitions.mjs'
+import { toolDefinitions } from './tool-definitions.mjs'
 
 /** Root of this package (the folder holding index.js), without a trailing separator. */
 export const PACKAGE_ROOT = path.resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -21,7 +21,7 @@ export const HOST_LABELS = { 'copilot-cli': 'Copilot CLI', vscode: 'VS Code', cl
 
 export const MCP_SERVER_NAME = 'goalSystem'
 /** The goal tools' names, from the core's generated definitions. */
-export const GOAL_TOOLS = toolDefinitions(null).map((d) => d.name)
+export const GOAL_TOOLS = toolDefinitions().map((d) => d.name)
 export const CLAUDE_PERMISSIONS = GOAL_TOOLS.map((t) => `mcp__${MCP_SERVER_NAME}__${t}`)
 
 /** Text every file written by goal-system carries, so it is recognized later. */
@@ -32,19 +32,33 @@ const PLACEHOLDERS = ['GOAL_SYSTEM_HOME', 'GOAL_SYSTEM_HOOK']
 const PLACEHOLDER_TOKEN = '${GOAL_SYSTEM_HOME}'
 const PLACEHOLDER_RE = /(["']?)\$\{(GOAL_SYSTEM_HOME|GOAL_SYSTEM_HOOK)\}([^\s"']*)/g
 
-/** Package files whose paths appear in host settings: how entries of ours are recognized. */
+/**
+ * Package files the host settings of earlier releases named, and what each is
+ * now (the seed's layout): install rewrites them, doctor says they are stale.
+ */
+export const MOVED_FILES = {
+  'adapters/shared/hook-runner.mjs': 'adapters/vscode-chat/hook-runner.mjs',
+  'adapters/shared/mcp-server.mjs': 'adapters/vscode-chat/mcp-server.mjs',
+  'adapters/copilot-cli/extension.mjs': 'extension.mjs',
+  'adapters/copilot-cli/hooks/goal-context.sh': 'hooks/goal-context.sh',
+}
+
+/**
+ * Package files whose paths appear in host settings: how entries of ours are
+ * recognized, those of earlier releases included (the seed's paths, then
+ * adapters/shared/ and adapters/copilot-cli/, now the seed's paths again).
+ */
 const OUR_FILES = [
   'hooks/goal-context.sh',
-  'shared/hook-runner.mjs',
-  'shared/mcp-server.mjs',
-  // Where older installs pointed (before the adapters were split by host).
   'vscode-chat/hook-runner.mjs',
   'vscode-chat/mcp-server.mjs',
+  'shared/hook-runner.mjs',
+  'shared/mcp-server.mjs',
   'native/goal-hook',
   ...PLACEHOLDERS.map((p) => '${' + p + '}'),
 ]
 /** The Copilot CLI extension inside the package (the user extension is a shim importing it). */
-export const EXTENSION = path.join('adapters', 'copilot-cli', 'extension.mjs')
+export const EXTENSION = 'extension.mjs'
 
 /** The native hook inside a platform package (goal-system-linux-x64-gnu/goal-hook). */
 const PLATFORM_HOOK = /goal-system-[a-z0-9]+-[a-z0-9]+(?:-[a-z0-9]+)?\/goal-hook/
@@ -57,6 +71,15 @@ export function isOurString(text, pkg = PACKAGE_ROOT) {
 }
 
 const mentionsUs = (value, pkg) => isOurString(JSON.stringify(value ?? null), pkg)
+
+/** Does the JSONC file hold, at `keyPath`, a value that names this package or an earlier one? */
+function holdsOurs(file, keyPath, pkg) {
+  try {
+    return mentionsUs(getIn(parseJsonObject(fs.readFileSync(file, 'utf8'), file), keyPath), pkg)
+  } catch {
+    return false // missing or unreadable: nothing of ours to keep up to date
+  }
+}
 
 /** Where each host keeps its user-level files (honours HOME and the hosts' own variables). */
 export function hostLocations(env = process.env) {
@@ -222,8 +245,8 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       ops: props.kind === 'text' ? [{ id: 'file', type: 'file' }] : [],
       ...props,
     })
-  const mcpScript = path.join(pkg, 'adapters', 'shared', 'mcp-server.mjs')
-  const hookRunner = path.join(pkg, 'adapters', 'shared', 'hook-runner.mjs')
+  const mcpScript = path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')
+  const hookRunner = path.join(pkg, 'adapters', 'vscode-chat', 'hook-runner.mjs')
   const mcpKey = (keyPath, value) => ({
     id: `key:${keyPath.join('.')}`,
     type: 'key',
@@ -233,13 +256,13 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
   })
 
   if (hosts.includes('copilot-cli')) {
-    const hooksTemplate = jsonTemplate(pkg, 'adapters/copilot-cli/hooks/hooks.json')
+    const hooksTemplate = jsonTemplate(pkg, 'hooks/hooks.json')
     const vscodeServer = templatePart(pkg, 'adapters/vscode-chat/mcp.json', ['servers', MCP_SERVER_NAME])
     const events = Object.keys(hooksTemplate.hooks ?? {})
     add('copilot-cli', path.join(loc.copilotHome, 'hooks', 'goal-system.json'), {
       kind: 'json',
       dedicated: true,
-      label: `Copilot CLI hooks: ${events.length} events run the native hook (Node fallback)`,
+      label: `Copilot CLI hooks: ${events.length} events run hooks/goal-context.sh (the native hook, Node fallback)`,
       ops: [
         {
           id: 'key:version',
@@ -250,13 +273,15 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
         },
         { id: 'hooks', type: 'hooks', hooks: hooksTemplate.hooks },
       ],
-      requires: [hookRunner],
+      requires: [path.join(pkg, 'hooks', 'goal-context.sh'), hookRunner],
     })
     // The extension already offers the goal tools; Copilot CLI 1.0.102 shows an
     // MCP server's tools beside them (each tool twice), so the MCP registration
-    // is opt-in. Uninstall always looks for it.
-    if (copilotMcp) {
-      add('copilot-cli', path.join(loc.copilotHome, 'mcp-config.json'), {
+    // is opt-in. Uninstall always looks for it, and install keeps one an earlier
+    // install made up to date (its server path may have moved).
+    const mcpConfig = path.join(loc.copilotHome, 'mcp-config.json')
+    if (copilotMcp || holdsOurs(mcpConfig, ['mcpServers', MCP_SERVER_NAME], pkg)) {
+      add('copilot-cli', mcpConfig, {
         kind: 'json',
         label: `Copilot CLI MCP server mcpServers.${MCP_SERVER_NAME}`,
         ops: [mcpKey(['mcpServers', MCP_SERVER_NAME], { ...vscodeServer, type: 'local', tools: ['*'] })],
@@ -276,8 +301,8 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
     })
     add('copilot-cli', path.join(loc.copilotHome, 'skills', 'goal', 'SKILL.md'), {
       kind: 'text',
-      label: 'Copilot CLI skill "goal" (a copy of adapters/copilot-cli/skills/goal/SKILL.md)',
-      content: markdownCopy(pkg, 'adapters/copilot-cli/skills/goal/SKILL.md'),
+      label: 'Copilot CLI skill "goal" (a copy of skills/goal/SKILL.md)',
+      content: markdownCopy(pkg, 'skills/goal/SKILL.md'),
     })
     if (project)
       notes.push(`Copilot CLI is installed at user level (${loc.copilotHome}); --project does not apply to it.`)

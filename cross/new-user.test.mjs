@@ -52,7 +52,7 @@ test('the tarball holds only what a user needs', () => {
   // schema/ and types/ are generated from the Rust types (read at run time, and the typings);
   // plugins/ and the two marketplace files are the host plugin route.
   const allowed =
-    /^(index\.js|index\.d\.ts|package\.json|LICENSE|README\.md|CHANGELOG\.md|(adapters|bin|cli|schema|types|plugins)\/.+|\.claude-plugin\/marketplace\.json|\.github\/plugin\/marketplace\.json)$/
+    /^(index\.js|index\.d\.ts|package\.json|LICENSE|README\.md|CHANGELOG\.md|extension\.mjs|(adapters|bin|cli|schema|types|plugins|hooks|skills)\/.+|\.claude-plugin\/marketplace\.json|\.github\/plugin\/marketplace\.json)$/
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
@@ -60,9 +60,12 @@ test('the tarball holds only what a user needs', () => {
   for (const f of [
     'index.js',
     'bin/goal-system.mjs',
-    'adapters/copilot-cli/hooks/hooks.json',
-    'adapters/shared/hook-runner.mjs',
-    'adapters/shared/mcp-server.bundle.mjs',
+    'hooks/hooks.json',
+    'adapters/vscode-chat/hook-runner.mjs',
+    'adapters/vscode-chat/mcp-sdk.bundle.mjs',
+    'extension.mjs',
+    'hooks/goal-context.sh',
+    'skills/goal/SKILL.md',
     'LICENSE',
   ]) {
     assert.ok(files.includes(f), `${f} is packed`)

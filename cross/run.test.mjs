@@ -13,7 +13,7 @@ import { hooksFiles } from '../scripts/hooks-files.mjs'
 import { addonOf, arm64Missing, arm64Node, hookOf, qemu, root } from './tools.mjs'
 
 const HOST_HOOK = hookOf(process.arch === 'arm64' ? 'linux-arm64-gnu' : 'linux-x64-gnu')
-const RUNNER = join(root, 'adapters', 'shared', 'hook-runner.mjs')
+const RUNNER = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
 
 let base
 before(() => {

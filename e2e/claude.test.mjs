@@ -139,7 +139,9 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
     const server = mcp.mcpServers?.goalSystem
     assert.ok(server, '.mcp.json has mcpServers.goalSystem')
     assert.ok(
-      server.args.some((a) => a.endsWith('/adapters/shared/mcp-server.mjs') && path.isAbsolute(a) && fs.existsSync(a)),
+      server.args.some(
+        (a) => a.endsWith('/adapters/vscode-chat/mcp-server.mjs') && path.isAbsolute(a) && fs.existsSync(a),
+      ),
       JSON.stringify(server),
     )
     const user = JSON.parse(fs.readFileSync(f.userSettings, 'utf8'))

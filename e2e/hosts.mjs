@@ -32,11 +32,14 @@ export const COPILOT_PKG_CACHE = process.env.GOAL_E2E_COPILOT_CACHE || path.join
 // ---------------------------------------------------------------------------------------------
 // Locating the binaries
 
-/** Where `host` is looked for: $GOAL_E2E_HOSTS_DIR when set, else its pinned version's cache prefix. */
-function searchRoots(host) {
+/**
+ * Where `host` is looked for: $GOAL_E2E_HOSTS_DIR when set (and no version is asked for),
+ * else the cache prefix of `version` (by default the run's pinned version).
+ */
+function searchRoots(host, version) {
   const extra = process.env.GOAL_E2E_HOSTS_DIR
-  if (extra) return [path.join(extra, 'node_modules'), extra]
-  return [path.join(hostPrefix(host, hostVersion(host)), 'node_modules')]
+  if (extra && !version) return [path.join(extra, 'node_modules'), extra]
+  return [path.join(hostPrefix(host, version || hostVersion(host)), 'node_modules')]
 }
 
 function isMusl() {
@@ -63,10 +66,11 @@ function isRealBinary(p) {
 }
 
 /**
- * Find a host binary. host: 'copilot' | 'claude'. Returns { bin, version, pkgDir } or null.
+ * Find a host binary. host: 'copilot' | 'claude'; `version`: one of its pinned versions (default:
+ * the run's). Returns { bin, version, pkgDir } or null.
  * The native platform binaries are used directly (no Node wrapper process).
  */
-export function resolveHost(host) {
+export function resolveHost(host, version = undefined) {
   const arch = process.arch
   const plat = process.platform
   const candidates =
@@ -78,7 +82,7 @@ export function resolveHost(host) {
             '@anthropic-ai/claude-code/bin/claude.exe',
           ]
         : []
-  for (const root of searchRoots(host)) {
+  for (const root of searchRoots(host, version)) {
     for (const rel of candidates) {
       const bin = path.join(root, rel)
       if (isRealBinary(bin)) {

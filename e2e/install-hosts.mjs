@@ -12,11 +12,17 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-/** Host -> npm package and the pinned versions; the first is the default. */
+/**
+ * Host -> npm package and the pinned versions: the first is the default, the last the newest
+ * release on the registry when it was last bumped (`GOAL_E2E_<HOST>_VERSION=newest` names it).
+ * To bump: `npm view <package> version`, put that as the last entry, run `npm run test:e2e`
+ * (install-hosts fetches it once into the cache), and note what changed in e2e/NOTES.md.
+ */
 export const HOST_PACKAGES = {
   copilot: { name: '@github/copilot', versions: ['1.0.102'] },
-  // 2.1.197 is what a plain install picks on Node 20; 2.1.330 is the current release.
-  claude: { name: '@anthropic-ai/claude-code', versions: ['2.1.197', '2.1.330'] },
+  // 2.1.197 is what a plain install picks on Node 20; 2.1.330 the release the suite was
+  // written against; 2.1.332 the newest on the registry (November 2026).
+  claude: { name: '@anthropic-ai/claude-code', versions: ['2.1.197', '2.1.330', '2.1.332'] },
 }
 
 export function hostsCacheDir(env = process.env) {
@@ -25,9 +31,14 @@ export function hostsCacheDir(env = process.env) {
   return path.join(cache, 'goal-system-e2e', 'hosts')
 }
 
-/** The version of `host` a run uses: GOAL_E2E_<HOST>_VERSION, else the first pinned one. */
+/**
+ * The version of `host` a run uses: GOAL_E2E_<HOST>_VERSION (a version, or `newest`: the last
+ * pinned one), else the first pinned one.
+ */
 export function hostVersion(host, env = process.env) {
-  return env[`GOAL_E2E_${host.toUpperCase()}_VERSION`] || HOST_PACKAGES[host].versions[0]
+  const { versions } = HOST_PACKAGES[host]
+  const asked = env[`GOAL_E2E_${host.toUpperCase()}_VERSION`]
+  return asked === 'newest' ? versions.at(-1) : asked || versions[0]
 }
 
 /** The npm prefix holding one host version (its node_modules/ inside). */

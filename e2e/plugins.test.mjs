@@ -16,7 +16,17 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { REPO_DIR, COPILOT_PKG_CACHE, runClaude, runCopilot, runIsolated, resolveHost, prepareHome } from './hosts.mjs'
+import {
+  REPO_DIR,
+  COPILOT_PKG_CACHE,
+  runClaude,
+  runCopilot,
+  runIsolated,
+  resolveHost,
+  prepareHome,
+  makeTempDir,
+} from './hosts.mjs'
+import { HOST_PACKAGES } from './install-hosts.mjs'
 import {
   OBJECTIVE,
   GOAL_TOOLS,
@@ -62,11 +72,14 @@ function goalSystemOnPath(root) {
   return `${bin}:${process.env.PATH || '/usr/local/bin:/usr/bin:/bin'}`
 }
 
-/** Run `<host> plugin ...` in the namespace with the run's HOME; returns the runIsolated result. */
-async function hostPluginCommand(host, home, args, env = {}) {
+/**
+ * Run `<host> plugin ...` in the namespace with the run's HOME (the host's binary of `version`,
+ * default the run's); returns the runIsolated result.
+ */
+async function hostPluginCommand(host, home, args, env = {}, version = undefined) {
   const dirs = prepareHome(home)
   const r = await runIsolated({
-    bin: resolveHost(host).bin,
+    bin: resolveHost(host, version).bin,
     args,
     cwd: home,
     env: {
@@ -108,6 +121,37 @@ async function installPlugin(host, home) {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+// Every pinned Claude Code version, whichever one this run drives: a plugin whose skill
+// frontmatter does not parse fails `claude plugin validate` in 2.1.197, while later versions
+// pass it and load the skill without its description and argument hint.
+describe('claude plugin validate', { skip: skipReason('claude') }, () => {
+  for (const version of HOST_PACKAGES.claude.versions) {
+    const missing =
+      !resolveHost('claude', version) && `Claude Code ${version} not installed: run node e2e/install-hosts.mjs`
+    if (missing && process.env.GOAL_E2E_REQUIRE) throw new Error(missing)
+    test(`plugins/claude/goal-system validates in Claude Code ${version}`, {
+      skip: missing,
+      timeout: 90_000,
+    }, async (t) => {
+      const root = makeTempDir('plug-validate')
+      t.after(() => fs.rmSync(root, { recursive: true, force: true }))
+      const home = path.join(root, 'home')
+      fs.mkdirSync(home)
+      const r = await hostPluginCommand(
+        'claude',
+        home,
+        ['plugin', 'validate', path.join(REPO_DIR, 'plugins', 'claude', 'goal-system')],
+        { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+        version,
+      )
+      t.diagnostic(`claude ${version} plugin validate: exit ${r.code}`)
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`)
+      assert.match(r.stdout, /Validation passed/)
+      assert.doesNotMatch(`${r.stdout}\n${r.stderr}`, /✘|Found \d+ errors?/)
+    })
+  }
+})
 
 describe('Goal System as a Claude Code plugin', { skip: skipReason('claude') }, () => {
   const T = CLAUDE_PLUGIN_TOOL
@@ -270,6 +314,12 @@ describe('Goal System as a Claude Code plugin', { skip: skipReason('claude') }, 
       text.includes(`The user started a goal with /goal: ${OBJECTIVE}`),
       'the skill body with $ARGUMENTS reached the model',
     )
+    // The host read the skill's frontmatter: its description is what the model is shown for it.
+    const description = /^description: (.*)$/m.exec(
+      fs.readFileSync(path.join(REPO_DIR, 'plugins/claude/goal-system/skills/goal/SKILL.md'), 'utf8'),
+    )[1]
+    const sent = JSON.stringify(server.modelRequests().map((q) => q.body))
+    assert.ok(sent.includes(description), `the skill's description (${description}) reached the model`)
     assert.deepEqual(callerFromContext(first.body), { sessionId: sid, cwd })
     // Stops were blocked until the model closed the goal (blocked is the agent's to choose).
     assert.ok(lastUser(server.modelRequests()[1]).includes(`${DIRECTIVE}: goal ${snapshot[0].id} is still open`))

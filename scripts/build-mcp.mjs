@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Bundles the MCP server (adapters/shared/mcp-stdio.mjs) with the MCP SDK and
-// its dependencies into adapters/shared/mcp-server.bundle.mjs, the file
-// adapters/shared/mcp-server.mjs runs. One file instead of the SDK's module
-// graph loaded file by file makes the server's cold start several times
-// shorter (bench/mcp-cold.mjs). The addon stays outside: the bundle sits beside
-// its source, so `../../index.js` and `../../schema/` resolve the same.
+// Bundles the parts of the MCP SDK the server uses (adapters/vscode-chat/mcp-sdk.mjs)
+// with their dependencies into adapters/vscode-chat/mcp-sdk.bundle.mjs, which
+// the server (adapters/vscode-chat/mcp-server.mjs) imports when it is there.
+// One file instead of the SDK's module graph loaded file by file makes the
+// server's cold start several times shorter (bench/mcp-cold.mjs). The server
+// itself, and the addon it loads, stay outside the bundle.
 // Run by `npm run build`, `npm run build:debug` and `npm pack`; `--check` fails
 // when the bundle on disk is not what the sources make now.
 //
@@ -14,8 +14,8 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const entry = join(root, 'adapters', 'shared', 'mcp-stdio.mjs')
-export const BUNDLE = join(root, 'adapters', 'shared', 'mcp-server.bundle.mjs')
+const entry = join(root, 'adapters', 'vscode-chat', 'mcp-sdk.mjs')
+export const BUNDLE = join(root, 'adapters', 'vscode-chat', 'mcp-sdk.bundle.mjs')
 
 /** The bundle's text, as the current sources and node_modules make it. */
 export async function bundleText() {

@@ -43,8 +43,8 @@ event="$2"
 if [ -n "$root" ] && [ -x "$root/native/goal-hook" ]; then
   exec "$root/native/goal-hook" --host "$host" "$event"
 fi
-# The Node runner: adapters/shared/, or adapters/vscode-chat/ in an older package.
-for runner in "$root/adapters/shared/hook-runner.mjs" "$root/adapters/vscode-chat/hook-runner.mjs"; do
+# The Node runner: adapters/vscode-chat/, or adapters/shared/ in a package of an earlier release.
+for runner in "$root/adapters/vscode-chat/hook-runner.mjs" "$root/adapters/shared/hook-runner.mjs"; do
   if [ -n "$root" ] && [ -f "$runner" ] && command -v node >/dev/null 2>&1; then
     exec node "$runner" "$host" "$event"
   fi
@@ -81,7 +81,7 @@ function claudePlugin() {
 }
 
 function copilotPlugin() {
-  const template = JSON.parse(read('adapters/copilot-cli/hooks/hooks.json'))
+  const template = JSON.parse(read('hooks/hooks.json'))
   const hooks = Object.fromEntries(
     Object.entries(template.hooks).map(([event, entries]) => [
       event,
@@ -100,7 +100,7 @@ function copilotPlugin() {
     '.mcp.json': json({
       mcpServers: { goalSystem: { type: 'local', command: 'goal-system', args: ['mcp'], tools: ['*'] } },
     }),
-    'skills/goal/SKILL.md': read('adapters/copilot-cli/skills/goal/SKILL.md'),
+    'skills/goal/SKILL.md': read('skills/goal/SKILL.md'),
     'bin/goal-hook.sh': LAUNCHER,
   }
 }

@@ -4,6 +4,8 @@
 // fallback chain. `node scripts/hooks-files.mjs --check` exits 1 when a file
 // differs from what this script writes (the test suite runs the check).
 //
+// Copilot CLI's entries run the seed's hooks/goal-context.sh <event>, a POSIX
+// sh script that holds the same chain.
 // The chain, in the shell the host runs the command with:
 //   1. the native executable, directly (no Node start-up); its answer is kept
 //      in a variable and printed only when it exits 0, so a crash half-way
@@ -22,7 +24,8 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const HOOK = '${GOAL_SYSTEM_HOOK}'
-const RUNNER = '${GOAL_SYSTEM_HOME}/adapters/shared/hook-runner.mjs'
+const RUNNER = '${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'
+const CONTEXT_SCRIPT = '${GOAL_SYSTEM_HOME}/hooks/goal-context.sh'
 const TIMEOUT = 10
 
 /** The POSIX shell command (bash, dash, Git Bash) for one host and event. */
@@ -32,6 +35,14 @@ export function shellCommand(host, event) {
     ` || node "${RUNNER}" ${host} ${event}` +
     ` || echo '{}'`
   )
+}
+
+/**
+ * Copilot CLI's bash command: hooks/goal-context.sh <event>, told where the
+ * native hook is; `{}` when the script cannot run.
+ */
+export function copilotCommand(event) {
+  return `GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event} || echo '{}'`
 }
 
 /**
@@ -74,6 +85,18 @@ const CHAT_EVENTS = [
 const CLAUDE_EVENTS = [...CHAT_EVENTS.slice(0, 4), 'PostToolUseFailure', ...CHAT_EVENTS.slice(4)]
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
 
+/** Each host's hooks file, by path from the package root. */
+export const HOOKS_FILES = {
+  'copilot-cli': 'hooks/hooks.json',
+  vscode: 'adapters/vscode-chat/hooks/goal-system.json',
+  claude: 'adapters/claude/settings.hooks.json',
+}
+
+/** The POSIX shell command a host's hooks file runs for `event`. */
+export function entryCommand(host, event) {
+  return host === 'copilot-cli' ? copilotCommand(event) : shellCommand(host, event)
+}
+
 /** Every hooks file: path (from the package root) -> JSON value. */
 export function hooksFiles() {
   const copilot = {
@@ -84,7 +107,7 @@ export function hooksFiles() {
         [
           {
             type: 'command',
-            bash: shellCommand('copilot-cli', e),
+            bash: copilotCommand(e),
             powershell: powershellCommand('copilot-cli', e),
             timeoutSec: TIMEOUT,
           },
@@ -123,9 +146,9 @@ export function hooksFiles() {
     ),
   }
   return {
-    'adapters/copilot-cli/hooks/hooks.json': copilot,
-    'adapters/vscode-chat/hooks/goal-system.json': vscode,
-    'adapters/claude/settings.hooks.json': claude,
+    [HOOKS_FILES['copilot-cli']]: copilot,
+    [HOOKS_FILES.vscode]: vscode,
+    [HOOKS_FILES.claude]: claude,
   }
 }
 

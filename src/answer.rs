@@ -20,7 +20,9 @@ pub struct ToolAnswer<'env> {
 }
 
 /// The model's view of `result`, an addon result of a goal tool or the board.
-#[napi(ts_args_type = "result: object")]
+#[napi(
+    ts_args_type = "result: OpenResult | StatusResult | UpdateResult | CloseResult | BoardResult"
+)]
 pub fn tool_answer(env: &Env, result: Value) -> Result<ToolAnswer<'_>> {
     let answer = goal_core::answer::answer(&result);
     // Built field by field: a JS object keeps this order, a JSON map would sort it.

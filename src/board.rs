@@ -48,8 +48,8 @@ pub struct BoardResult {
     pub text: String,
     pub repository: String,
     pub branch: String,
-    /// Every item's metadata (`src, name, description, readCount, count,
-    /// createdAt, updatedAt`), never the content.
+    /// Every item's metadata, never the content.
+    #[napi(ts_type = "BoardItemMeta[]")]
     pub items: Vec<Value>,
     /// The items `get` returned, with content.
     pub found: Vec<BoardItem>,
@@ -69,7 +69,11 @@ impl From<Outcome> for BoardResult {
             text: o.text,
             repository: o.repository,
             branch: o.branch,
-            items: o.items,
+            items: o
+                .items
+                .iter()
+                .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
+                .collect(),
             found: o
                 .found
                 .into_iter()

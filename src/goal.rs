@@ -69,6 +69,7 @@ pub struct StatusResult {
     pub summary: String,
     pub warnings: Vec<String>,
     /// Copilot CLI's own autopilot objective for the session, when present.
+    #[napi(ts_type = "AutopilotObjective")]
     pub autopilot: Option<Value>,
 }
 
@@ -333,7 +334,7 @@ pub fn tool_definitions() -> serde_json::Value {
 
 /// The JSON Schema of the goal record the goal operations return (derived from
 /// the Rust record by schemars).
-#[napi]
+#[napi(ts_return_type = "JsonSchema")]
 pub fn goal_record_schema() -> serde_json::Value {
     goal_core::schema::goal_json_schema()
 }

@@ -65,7 +65,7 @@ pub fn run_hook_bytes(host: String, event: String, payload: Buffer) -> HookResul
 /// `isSubagent`/`subagent` true, a non-empty `agentId`, `parentSessionId` or
 /// `parentInvocationId` (either case style), or a `sessionId` other than
 /// `mainSessionId`. Goal tools refuse such callers.
-#[napi]
+#[napi(ts_args_type = "invocation: SubagentInvocation, mainSessionId?: string | undefined | null")]
 pub fn looks_like_subagent(invocation: Value, main_session_id: Option<String>) -> bool {
     hooks::looks_like_subagent(&invocation, main_session_id.as_deref())
 }

@@ -32,11 +32,18 @@ pub fn status_line(input: String, options: Option<StoreOptions>) -> String {
 /// condition (`{field, label, met, unmet, evidence}`).
 #[napi(object)]
 pub struct GoalLog {
+    #[napi(ts_type = "Goal")]
     pub goal: Value,
     pub text: String,
+    #[napi(ts_type = "Timeline")]
     pub timeline: Value,
+    #[napi(ts_type = "GateItem[]")]
     pub checklist: Value,
+    /// Each requirement with the coverage entries that name it.
+    #[napi(ts_type = "Coverage[]")]
     pub coverage: Value,
+    /// Token use against the budget, when there is a budget or any usage.
+    #[napi(ts_type = "BudgetUse")]
     pub budget: Option<Value>,
 }
 

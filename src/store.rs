@@ -21,6 +21,7 @@ pub struct StoreOptions {
 #[napi(object)]
 pub struct GoalListing {
     /// The version-3 goal record.
+    #[napi(ts_type = "Goal")]
     pub goal: Value,
     /// Human status: `active`, `blocked (resumable)`, `complete`, ...
     pub status: String,

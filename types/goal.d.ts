@@ -23,6 +23,33 @@ export interface Attempt {
   why: string
 }
 
+/**
+ * Copilot CLI's autopilot objective for a session, as the goal's status shows
+ * it (texts redacted and shortened).
+ */
+export interface AutopilotObjective {
+  completionSummary: string | null
+  continuationCount: number | null
+  objective: string | null
+  /** The host's word: `active` or `completed`. */
+  status: string | null
+  tokenCount: number | null
+  turnCount: number | null
+}
+
+/** A board item without its content, as the board lists it. */
+export interface BoardItemMeta {
+  /** Sessions that were shown the board while this item was on it. */
+  count: number
+  createdAt: string
+  description: string
+  name: string
+  /** Times the content was fetched with `get`. */
+  readCount: number
+  src: Src
+  updatedAt: string
+}
+
 /** `context_board`: one command on the board of this repository and branch. */
 export interface BoardRequest {
   /** get_board lists metadata; get reads one item; add creates or overwrites an agent item; prune deletes one. */
@@ -62,6 +89,14 @@ export interface Budget {
   usageSources?: Record<string, unknown>
   /** The one-time wrap-up steer after a budget was crossed was given. */
   wrapUpSent?: boolean
+}
+
+/** Token use against the budget, when the goal has a budget or any usage. */
+export interface BudgetUse {
+  limit: number | null
+  /** Whole percent of the budget used (may pass 100). */
+  percent: number | null
+  used: number
 }
 
 /** `goal_system_close`: close as complete (through the gate), blocked or cancelled. */
@@ -108,8 +143,31 @@ export interface CloseRequest {
   verificationResults?: string[] | null
 }
 
+/** Each requirement with the coverage entries that name it (the gate's matching). */
+export interface Coverage {
+  covered: boolean
+  entries: string[]
+  requirement: string
+}
+
 /** The `.code` of an error thrown by the addon. */
 export type ErrorCode = "INVALID_INPUT" | "LIMIT_EXCEEDED" | "INVALID_SESSION_ID" | "INVALID_CWD" | "NO_GOAL" | "GOAL_EXISTS" | "GOAL_CLOSED" | "STALE_GOAL" | "AMBIGUOUS" | "SUBAGENT" | "FORBIDDEN" | "INVALID_RESOLUTION" | "LOCK_TIMEOUT" | "CORRUPT" | "IO" | "NOT_FOUND"
+
+/** What happened. */
+export type EventKind = "opened" | "replaced" | "continued" | "updated" | "tool" | "drift-warning" | "drift-denied" | "stop-blocked" | "claim-denied" | "loop-guard" | "close-refused" | "closed" | "compact" | "other"
+
+/** One condition of the completion gate, met or not, with what backs it. */
+export interface GateItem {
+  /** What the record holds for it (entries, counts). */
+  evidence: string[]
+  /** The record field the gate names (`toolHistory` for recorded activity). */
+  field: string
+  /** What the condition asks, in words. */
+  label: string
+  met: boolean
+  /** The gate's own messages when unmet (several for coverage and issues). */
+  unmet: string[]
+}
 
 /** The goal record. Field names and order follow the seed's version-3 record. */
 export interface Goal {
@@ -194,6 +252,9 @@ export interface IssueResolutionInput {
   /** resolved, merged, renamed, duplicate or superseded. */
   status: "resolved" | "merged" | "renamed" | "duplicate" | "superseded"
 }
+
+/** A JSON Schema document (draft 2020-12). */
+export type JsonSchema = Record<string, unknown>
 
 /** The facts kept about the last verification. */
 export interface LastVerification {
@@ -318,16 +379,67 @@ export interface StopGuard {
   totalBlocked: number
 }
 
+/** A tool invocation or hook input as the subagent check reads it (`looksLikeSubagent`): JSON data only. */
+export interface SubagentInvocation {
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  agentId?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  agent_id?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  isSubagent?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  is_subagent?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  parentInvocationId?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  parentSessionId?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  parent_invocation_id?: string | number | boolean | Record<string, unknown> | null
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  parent_session_id?: string | number | boolean | Record<string, unknown> | null
+  /** The session it came from: another than the main session marks a subagent. */
+  sessionId?: string
+  /** The session it came from: another than the main session marks a subagent. */
+  session_id?: string
+  /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
+  subagent?: string | number | boolean | Record<string, unknown> | null
+  /** Whatever else the host passes; the check ignores it. */
+  [key: string]: unknown
+}
+
+/** A goal's timeline: every event in time order, and the tool totals. */
+export interface Timeline {
+  events: TimelineEvent[]
+  goalId: string
+  sessionId: string
+  tools: ToolTotals
+}
+
+/** One entry of the timeline. */
+export interface TimelineEvent {
+  at: string
+  atMs: number
+  /** What changed, the unmet conditions, the tool's main argument, ... */
+  detail: string
+  kind: EventKind
+  /** The audit event name, or the tool name. */
+  name: string
+  /** The goal status the audit line recorded (empty for tool calls). */
+  status?: string
+  /** For tool events: inspection, action, verification, delegation, other. */
+  toolKind?: ToolKind | null
+}
+
 /** One tool as every adapter declares it. */
 export interface ToolDefinition {
   annotations: Annotations
   description: string
-  inputSchema: unknown
+  inputSchema: JsonSchema
   name: string
   /** The addon function that serves it (`openGoal`, ..., `contextBoard`). */
   operation: string
   /** The goal tools' results (`structuredContent`); the board answers in text. */
-  outputSchema?: unknown
+  outputSchema?: JsonSchema
   title: string
 }
 
@@ -418,6 +530,17 @@ export interface ToolHistory {
 
 /** Rough classification of a tool call, for drift and the completion gate. */
 export type ToolKind = "goal" | "inspection" | "action" | "verification" | "other" | "delegation" | "meta" | "noop"
+
+/** Tool calls per kind over the goal's whole life. */
+export interface ToolTotals {
+  actions: number
+  delegations: number
+  inspections: number
+  /** How many of them the timeline shows (the history keeps a window). */
+  shown: number
+  total: number
+  verifications: number
+}
 
 /** The kept working tree's digest (SHA-256 of the side file) and size. */
 export interface TreeMark {

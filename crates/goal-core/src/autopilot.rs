@@ -3,7 +3,9 @@
 //! `<session-state>/<session>/autopilot-objective.json`. The goal's status shows
 //! it beside ours so the two never silently disagree.
 
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::record::Goal;
 use crate::redact;
@@ -12,7 +14,22 @@ use crate::store::{validate_session_id, Store};
 /// File name of the host's objective, inside the session's folder.
 pub const FILE: &str = "autopilot-objective.json";
 
-/// The host's current autopilot objective for a session, redacted, or `None`.
+/// Copilot CLI's autopilot objective for a session, as the goal's status shows
+/// it (texts redacted and shortened).
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AutopilotObjective {
+    pub objective: Option<String>,
+    /// The host's word: `active` or `completed`.
+    pub status: Option<String>,
+    pub continuation_count: Option<u64>,
+    pub turn_count: Option<u64>,
+    pub token_count: Option<u64>,
+    pub completion_summary: Option<String>,
+}
+
+/// The host's current autopilot objective for a session (an
+/// [`AutopilotObjective`]), redacted, or `None`.
 pub fn read(store: &Store, session_id: &str) -> Option<Value> {
     validate_session_id(session_id).ok()?;
     let path = store.config.session_state.join(session_id).join(FILE);
@@ -29,14 +46,15 @@ pub fn read(store: &Store, session_id: &str) -> Option<Value> {
             .map(|s| redact::preview(s, 300))
     };
     let num = |k: &str| current.get(k).and_then(Value::as_u64);
-    Some(json!({
-        "objective": text("objective"),
-        "status": text("status"),
-        "continuationCount": num("continuationCount"),
-        "turnCount": num("turnCount"),
-        "tokenCount": num("tokenCount"),
-        "completionSummary": text("completionSummary"),
-    }))
+    serde_json::to_value(AutopilotObjective {
+        objective: text("objective"),
+        status: text("status"),
+        continuation_count: num("continuationCount"),
+        turn_count: num("turnCount"),
+        token_count: num("tokenCount"),
+        completion_summary: text("completionSummary"),
+    })
+    .ok()
 }
 
 /// A warning when the host's objective and the goal disagree.

@@ -565,7 +565,7 @@ pub struct Outcome {
     pub repository: String,
     pub branch: String,
     /// Every item's metadata after the command (content left out).
-    pub items: Vec<Value>,
+    pub items: Vec<ItemMeta>,
     /// The items `get` returned, with content.
     pub found: Vec<Item>,
     /// The request to prune, once the board is nearly full.
@@ -573,16 +573,31 @@ pub struct Outcome {
     pub warnings: Vec<String>,
 }
 
-fn metadata(item: &Item) -> Value {
-    serde_json::json!({
-        "src": item.src,
-        "name": item.name,
-        "description": item.description,
-        "readCount": item.read_count,
-        "count": item.count,
-        "createdAt": item.created_at,
-        "updatedAt": item.updated_at,
-    })
+/// A board item without its content, as the board lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemMeta {
+    pub src: Src,
+    pub name: String,
+    pub description: String,
+    /// Times the content was fetched with `get`.
+    pub read_count: u64,
+    /// Sessions that were shown the board while this item was on it.
+    pub count: u64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+fn metadata(item: &Item) -> ItemMeta {
+    ItemMeta {
+        src: item.src,
+        name: item.name.clone(),
+        description: item.description.clone(),
+        read_count: item.read_count,
+        count: item.count,
+        created_at: item.created_at.clone(),
+        updated_at: item.updated_at.clone(),
+    }
 }
 
 /// Run one command for `actor` in `scope`. `session_id`, when known, counts
@@ -1092,7 +1107,7 @@ mod tests {
         assert_eq!(first.found[0].read_count, 1);
         let second = run(&store, &scope, Actor::Subagent, "", &get).unwrap();
         assert_eq!(second.found[0].read_count, 2);
-        assert_eq!(second.items[0]["readCount"], 2);
+        assert_eq!(second.items[0].read_count, 2);
         let missing = run(
             &store,
             &scope,
@@ -1118,7 +1133,7 @@ mod tests {
         }
         let kept = run(&store, &scope, Actor::Agent, "", &json!({})).unwrap();
         assert_eq!(kept.items.len(), 1);
-        assert_eq!(kept.items[0]["src"], "user");
+        assert_eq!(kept.items[0].src, Src::User);
         run(&store, &scope, Actor::User, "", &prune).unwrap();
         assert!(run(&store, &scope, Actor::Agent, "", &json!({}))
             .unwrap()
@@ -1269,7 +1284,7 @@ mod tests {
             context_note(&store, cwd, session).unwrap();
         }
         let board = run(&store, &scope, Actor::User, "", &json!({})).unwrap();
-        assert_eq!(board.items[0]["count"], 2);
+        assert_eq!(board.items[0].count, 2);
     }
 
     #[test]

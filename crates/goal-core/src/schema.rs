@@ -12,18 +12,25 @@ use serde_json::{json, Map, Value};
 
 use std::sync::OnceLock;
 
-use crate::board::{self, BoardRequest};
+use crate::autopilot::AutopilotObjective;
+use crate::board::{self, BoardRequest, ItemMeta};
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::Unmet;
+use crate::hooks::SUBAGENT_MARKERS;
 #[cfg(test)]
 use crate::hooks::{Event, Host};
 use crate::messages;
+use crate::progress::timeline::Timeline;
+use crate::progress::{BudgetUse, Coverage, GateItem};
 use crate::record::{Goal, ResolutionStatus, Status};
 use crate::redact;
 use crate::request::{
     self, CloseRequest, IssueResolutionInput, McpCaller, OpenRequest, StatusRequest, UpdateRequest,
 };
 use crate::tools::GOAL_TOOLS;
+
+mod typescript;
+pub use typescript::typescript;
 
 /// Host names `runHook` accepts (each parses to a host; a test holds it).
 pub const HOST_NAMES: [&str; 5] = [
@@ -276,9 +283,11 @@ pub struct ToolDefinition {
     pub description: String,
     /// The addon function that serves it (`openGoal`, ..., `contextBoard`).
     pub operation: &'static str,
+    #[schemars(schema_with = "json_schema_ref")]
     pub input_schema: Value,
     /// The goal tools' results (`structuredContent`); the board answers in text.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "json_schema_ref")]
     pub output_schema: Option<Value>,
     pub annotations: Annotations,
 }
@@ -424,6 +433,37 @@ pub fn mcp_caller(tool: &str, args: &Value) -> Result<McpCaller> {
     request::parse_caller(args, &required)
 }
 
+/// A JSON Schema held as a value (a tool's input or output schema): the
+/// bundle's `JsonSchema`.
+fn json_schema_ref(_: &mut SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "$ref": "#/$defs/JsonSchema" })
+}
+
+/// What the subagent check (`looksLikeSubagent`) reads of an invocation or a
+/// hook input: the markers of [`SUBAGENT_MARKERS`] and the session.
+fn subagent_invocation() -> Value {
+    let marker = json!({
+        "description": "Marks a subagent when present: a non-empty string, a number, a non-empty object or true.",
+        "type": ["string", "number", "boolean", "object", "null"]
+    });
+    let mut props: Map<String, Value> = SUBAGENT_MARKERS
+        .iter()
+        .map(|k| (k.to_string(), marker.clone()))
+        .collect();
+    let session = json!({
+        "description": "The session it came from: another than the main session marks a subagent.",
+        "type": "string"
+    });
+    props.insert("sessionId".into(), session.clone());
+    props.insert("session_id".into(), session);
+    json!({
+        "description": "A tool invocation or hook input as the subagent check reads it (`looksLikeSubagent`): JSON data only.",
+        "type": "object",
+        "properties": props,
+        "additionalProperties": { "description": "Whatever else the host passes; the check ignores it." }
+    })
+}
+
 /// One schema document with every public type under `$defs`
 /// (`schema/goal-system.schema.json`).
 pub fn bundle() -> Value {
@@ -445,6 +485,15 @@ pub fn bundle() -> Value {
         ("Goal", root::<Goal>(&mut out_gen)),
         ("Unmet", root::<Unmet>(&mut out_gen)),
         ("ToolDefinition", root::<ToolDefinition>(&mut out_gen)),
+        ("Timeline", root::<Timeline>(&mut out_gen)),
+        ("GateItem", root::<GateItem>(&mut out_gen)),
+        ("Coverage", root::<Coverage>(&mut out_gen)),
+        ("BudgetUse", root::<BudgetUse>(&mut out_gen)),
+        (
+            "AutopilotObjective",
+            root::<AutopilotObjective>(&mut out_gen),
+        ),
+        ("BoardItemMeta", root::<ItemMeta>(&mut out_gen)),
     ];
     for (name, schema) in outputs {
         add(&mut defs, name, schema);
@@ -472,6 +521,11 @@ pub fn bundle() -> Value {
             add(&mut defs, &name, schema);
         }
     }
+    defs.insert(
+        "JsonSchema".into(),
+        json!({ "description": "A JSON Schema document (draft 2020-12).", "type": "object" }),
+    );
+    defs.insert("SubagentInvocation".into(), subagent_invocation());
     let strings = |desc: &str, values: Vec<&str>| json!({ "description": desc, "type": "string", "enum": values });
     defs.insert(
         "Status".into(),
@@ -518,176 +572,6 @@ pub fn bundle() -> Value {
         "title": "Goal System types",
         "$defs": defs,
     })
-}
-
-// ---------------------------------------------------------------- TypeScript
-
-/// A JSON Schema (as the bundle writes it) as a TypeScript type expression.
-fn ts_type(s: &Value, indent: usize) -> String {
-    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-        return r.rsplit('/').next().unwrap_or("unknown").to_string();
-    }
-    if let Some(values) = s.get("enum").and_then(Value::as_array) {
-        return values
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(" | ");
-    }
-    if let Some(c) = s.get("const") {
-        return c.to_string();
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(items) = s.get(key).and_then(Value::as_array) {
-            return items
-                .iter()
-                .map(|i| ts_type(i, indent))
-                .collect::<Vec<_>>()
-                .join(" | ");
-        }
-    }
-    match s.get("type") {
-        Some(Value::Array(types)) => types
-            .iter()
-            .map(|t| {
-                let mut one = s.clone();
-                one["type"] = t.clone();
-                ts_type(&one, indent)
-            })
-            .collect::<Vec<_>>()
-            .join(" | "),
-        Some(Value::String(t)) => match t.as_str() {
-            "string" => "string".into(),
-            "integer" | "number" => "number".into(),
-            "boolean" => "boolean".into(),
-            "null" => "null".into(),
-            "array" => match s.get("items") {
-                Some(Value::Array(tuple)) => {
-                    format!(
-                        "[{}]",
-                        tuple
-                            .iter()
-                            .map(|i| ts_type(i, indent))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                }
-                Some(items) if items.get("prefixItems").is_none() => {
-                    let inner = ts_type(items, indent);
-                    if inner.contains(' ') {
-                        format!("Array<{inner}>")
-                    } else {
-                        format!("{inner}[]")
-                    }
-                }
-                _ => match s.get("prefixItems").and_then(Value::as_array) {
-                    Some(tuple) => format!(
-                        "[{}]",
-                        tuple
-                            .iter()
-                            .map(|i| ts_type(i, indent))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    None => "unknown[]".into(),
-                },
-            },
-            "object" => ts_object(s, indent),
-            _ => "unknown".into(),
-        },
-        _ => match s.get("prefixItems").and_then(Value::as_array) {
-            Some(tuple) => format!(
-                "[{}]",
-                tuple
-                    .iter()
-                    .map(|i| ts_type(i, indent))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None => "unknown".into(),
-        },
-    }
-}
-
-fn ts_doc(desc: Option<&str>, pad: &str) -> String {
-    match desc {
-        Some(d) if !d.is_empty() => {
-            let lines: Vec<&str> = d.lines().collect();
-            if lines.len() == 1 {
-                format!("{pad}/** {} */\n", lines[0].replace("*/", "*\\/"))
-            } else {
-                let body: String = lines
-                    .iter()
-                    .map(|l| format!("{pad} * {}\n", l.replace("*/", "*\\/")))
-                    .collect();
-                format!("{pad}/**\n{body}{pad} */\n")
-            }
-        }
-        _ => String::new(),
-    }
-}
-
-fn ts_object(s: &Value, indent: usize) -> String {
-    let props = s.get("properties").and_then(Value::as_object);
-    let Some(props) = props.filter(|p| !p.is_empty()) else {
-        return "Record<string, unknown>".into();
-    };
-    let required: Vec<&str> = s
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let pad = "  ".repeat(indent + 1);
-    let mut out = String::from("{\n");
-    for (name, prop) in props {
-        out.push_str(&ts_doc(
-            prop.get("description").and_then(Value::as_str),
-            &pad,
-        ));
-        let optional = if required.contains(&name.as_str()) {
-            ""
-        } else {
-            "?"
-        };
-        out.push_str(&format!(
-            "{pad}{name}{optional}: {}\n",
-            ts_type(prop, indent + 1)
-        ));
-    }
-    if s.get("additionalProperties")
-        .is_some_and(|a| a != &json!(false))
-    {
-        out.push_str(&format!("{pad}/** Fields a newer or older version wrote, kept verbatim. */\n{pad}[key: string]: unknown\n"));
-    }
-    out.push_str(&format!("{}}}", "  ".repeat(indent)));
-    out
-}
-
-/// `types/goal.d.ts`: every type of the bundle as a TypeScript declaration.
-pub fn typescript() -> String {
-    let bundle = bundle();
-    let mut out = String::from(
-        "// Generated from the Rust types by `npm run gen` (crates/goal-core/src/schema.rs). Do not edit.\n\n",
-    );
-    if let Some(defs) = bundle["$defs"].as_object() {
-        for (name, schema) in defs {
-            out.push_str(&ts_doc(
-                schema.get("description").and_then(Value::as_str),
-                "",
-            ));
-            let is_object =
-                schema.get("type") == Some(&json!("object")) && schema.get("properties").is_some();
-            if is_object {
-                out.push_str(&format!(
-                    "export interface {name} {}\n\n",
-                    ts_object(schema, 0)
-                ));
-            } else {
-                out.push_str(&format!("export type {name} = {}\n\n", ts_type(schema, 0)));
-            }
-        }
-    }
-    out
 }
 
 /// The generated files, by their paths in the repository.

@@ -27,7 +27,7 @@ use crate::store::{Store, StoreConfig};
 
 pub use protocol::{
     is_interrupt, is_stop_payload, looks_like_subagent, read_payload, render, Decision, Event,
-    HookOutput, Host, Payload, ToolCall,
+    HookOutput, Host, Payload, ToolCall, SUBAGENT_MARKERS,
 };
 
 /// Run one hook: parse stdin, decide, render. Never panics, never fails.

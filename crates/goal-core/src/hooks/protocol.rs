@@ -652,6 +652,22 @@ pub fn is_interrupt(reason: &str) -> bool {
     INTERRUPT_REASONS.contains(&key.as_str())
 }
 
+/// Keys that mark a tool invocation or hook input as a subagent's, whatever
+/// the value's shape (a non-empty string, a number, a non-empty object, true):
+/// ids of the agent or of its parent, and flags. The typings' `SubagentInvocation`
+/// is generated from this list.
+pub const SUBAGENT_MARKERS: [&str; 9] = [
+    "agent_id",
+    "agentId",
+    "parentSessionId",
+    "parent_session_id",
+    "parentInvocationId",
+    "parent_invocation_id",
+    "isSubagent",
+    "is_subagent",
+    "subagent",
+];
+
 /// Does a hook payload or a tool invocation come from a subagent? Claude Code
 /// and VS Code put `agent_id` on tool events inside a subagent; the Copilot SDK
 /// may mark the invocation (`isSubagent`, `parentSessionId`, ...), and its hook
@@ -661,15 +677,6 @@ pub fn looks_like_subagent(value: &Value, main_session: Option<&str>) -> bool {
     let Some(obj) = value.as_object() else {
         return false;
     };
-    const MARKERS: [&str; 6] = [
-        "agent_id",
-        "agentId",
-        "parentSessionId",
-        "parent_session_id",
-        "parentInvocationId",
-        "parent_invocation_id",
-    ];
-    const FLAGS: [&str; 3] = ["isSubagent", "is_subagent", "subagent"];
     // A marker counts whatever its shape: a non-empty string, a number, or an
     // object (an SDK may describe the subagent as `subagent: {name, ...}`).
     let present = |v: &Value| match v {
@@ -679,8 +686,9 @@ pub fn looks_like_subagent(value: &Value, main_session: Option<&str>) -> bool {
         Value::Bool(b) => *b,
         _ => false,
     };
-    let marked = MARKERS.iter().any(|k| obj.get(*k).is_some_and(present))
-        || FLAGS.iter().any(|k| obj.get(*k).is_some_and(present));
+    let marked = SUBAGENT_MARKERS
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(present));
     let other_session = main_session.filter(|m| !m.is_empty()).is_some_and(|main| {
         str_field(obj, &["sessionId", "session_id"]).is_some_and(|s| s != main)
     });

@@ -9,6 +9,7 @@ pub mod report;
 pub mod statusline;
 pub mod timeline;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{ErrorCode, GoalError, Result};
@@ -63,7 +64,7 @@ pub fn human_tokens(n: u64) -> String {
 }
 
 /// Token use against the budget, when the goal has a budget or any usage.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetUse {
     pub used: u64,
@@ -87,7 +88,7 @@ pub fn budget_use(goal: &Goal) -> Option<BudgetUse> {
 }
 
 /// One condition of the completion gate, met or not, with what backs it.
-#[derive(Serialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct GateItem {
     /// The record field the gate names (`toolHistory` for recorded activity).
@@ -182,7 +183,7 @@ pub fn checklist(goal: &Goal) -> Vec<GateItem> {
 }
 
 /// Each requirement with the coverage entries that name it (the gate's matching).
-#[derive(Serialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Coverage {
     pub requirement: String,

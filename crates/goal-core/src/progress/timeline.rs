@@ -6,6 +6,7 @@
 //! record fills the gaps: its creation and close times always appear, and the
 //! per-kind counters cover the whole life of the goal.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use crate::record::{Goal, ToolKind};
 use crate::store::Store;
 
 /// What happened.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum EventKind {
     Opened,
@@ -74,8 +75,9 @@ impl EventKind {
 }
 
 /// One entry of the timeline.
-#[derive(Serialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "TimelineEvent")]
 pub struct Event {
     pub at: String,
     pub at_ms: u64,
@@ -93,7 +95,7 @@ pub struct Event {
 }
 
 /// Tool calls per kind over the goal's whole life.
-#[derive(Serialize, Clone, Debug, PartialEq, Default)]
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolTotals {
     pub total: u64,
@@ -105,7 +107,8 @@ pub struct ToolTotals {
     pub shown: u64,
 }
 
-#[derive(Serialize, Clone, Debug, PartialEq)]
+/// A goal's timeline: every event in time order, and the tool totals.
+#[derive(Serialize, JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Timeline {
     pub goal_id: String,

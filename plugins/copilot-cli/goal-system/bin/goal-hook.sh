@@ -13,8 +13,8 @@ event="$2"
 if [ -n "$root" ] && [ -x "$root/native/goal-hook" ]; then
   exec "$root/native/goal-hook" --host "$host" "$event"
 fi
-# The Node runner: adapters/shared/, or adapters/vscode-chat/ in an older package.
-for runner in "$root/adapters/shared/hook-runner.mjs" "$root/adapters/vscode-chat/hook-runner.mjs"; do
+# The Node runner: adapters/vscode-chat/, or adapters/shared/ in a package of an earlier release.
+for runner in "$root/adapters/vscode-chat/hook-runner.mjs" "$root/adapters/shared/hook-runner.mjs"; do
   if [ -n "$root" ] && [ -f "$runner" ] && command -v node >/dev/null 2>&1; then
     exec node "$runner" "$host" "$event"
   fi

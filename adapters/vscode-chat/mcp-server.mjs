@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // @ts-check
 // Goal System MCP server (stdio) for VS Code Copilot Chat and Claude Code:
 // goal_system_open, goal_system_status, goal_system_update, goal_system_close,
@@ -12,18 +13,23 @@
 // per-tool zod conversion cost most of the cold start) and hands the core's
 // tool definitions to tools/list as they are. It checks nothing itself: the
 // core reads the caller from the arguments (`mcpCaller`) and each operation
-// its own fields, and their INVALID_INPUT names the field. Hosts start it
-// through mcp-server.mjs, which runs the build's one-file bundle of this module
-// and the SDK (scripts/build-mcp.mjs). Measured in bench/mcp-cold.mjs.
-import { readFileSync } from 'node:fs'
+// its own fields, and their INVALID_INPUT names the field. The SDK parts it
+// uses come from mcp-sdk.bundle.mjs, one file the build makes
+// (scripts/build-mcp.mjs): loading the SDK's module graph file by file was most
+// of a cold start. In a clone not yet built they come from node_modules through
+// mcp-sdk.mjs. Measured in bench/mcp-cold.mjs.
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 
 const log = (msg) => process.stderr.write(`goal-system mcp: ${msg}\n`)
 
-// Load the addon once; if it fails, keep serving so the model sees why.
+const bundle = new URL('./mcp-sdk.bundle.mjs', import.meta.url)
+/** @type {typeof import('./mcp-sdk.mjs')} */
+const { Server, StdioServerTransport, CallToolRequestSchema, ListToolsRequestSchema } = await import(
+  existsSync(bundle) ? bundle.href : './mcp-sdk.mjs'
+)
+
+// The native addon, loaded directly, once; if it fails, keep serving so the model sees why.
 let addon = null
 let loadError = null
 try {

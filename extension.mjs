@@ -7,16 +7,16 @@ import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 
-import { callTool, toolDefinitions } from '../shared/goal-tools.mjs'
-
+// The native addon, loaded directly: every rule lives in the Rust core.
 const require = createRequire(import.meta.url)
-const addon = require('../../index.js')
+const addon = require('./index.js')
 
 /** Does this invocation (or hook input) come from a subagent? The rule is the core's. */
 export function looksLikeSubagent(invocation, mainSessionId) {
   if (!invocation || typeof invocation !== 'object') return false
   // Only JSON data crosses to the addon: the host's invocation also carries
   // functions and cyclic objects. Markers may be objects (`subagent: {...}`).
+  /** @type {import('./index.js').SubagentInvocation} */
   const scalars = {}
   for (const [key, value] of Object.entries(invocation)) {
     if (['string', 'boolean'].includes(typeof value)) scalars[key] = value
@@ -39,6 +39,16 @@ export function looksLikeSubagent(invocation, mainSessionId) {
   }
 }
 
+/**
+ * The addon function a goal tool names (its `operation`: `openGoal`, ...).
+ * @param {string} operation
+ * @param {import('./index.js').GoalCaller} caller
+ * @param {Record<string, unknown> | undefined} args
+ */
+function callTool(operation, caller, args) {
+  return addon[operation](caller, args ?? {})
+}
+
 function failure(text) {
   return { textResultForLlm: text, resultType: 'failure' }
 }
@@ -49,7 +59,7 @@ function failure(text) {
  * a JSON Schema as `parameters`).
  */
 export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
-  return toolDefinitions(addon).map(({ name, description, inputSchema }) => ({
+  return addon.toolDefinitions().map(({ name, description, inputSchema, operation }) => ({
     name,
     description,
     parameters: inputSchema,
@@ -62,7 +72,7 @@ export function buildTools({ cwd = () => process.cwd(), mainSessionId = () => un
         subagent: looksLikeSubagent(invocation, mainSessionId()),
       }
       try {
-        const answer = addon.toolAnswer(await callTool(addon, name, caller, args))
+        const answer = addon.toolAnswer(await callTool(operation, caller, args))
         return answer.refused ? failure(answer.text) : answer.text
       } catch (err) {
         return failure(`${name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
