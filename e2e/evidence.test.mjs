@@ -172,7 +172,7 @@ for (const host of Object.keys(HOSTS)) {
             "import { test } from 'node:test'\nimport assert from 'node:assert'\nimport { greet } from './dist/greet.mjs'\ntest('greets', () => assert.equal(greet(), 'hello'))\n",
         },
         [
-          "sed -i 's/() => .hello./function () { return \"hello\" }/' src/greet.mjs",
+          'sed -i \'s/() => .hello./function () { return "hello" }/\' src/greet.mjs',
           'npm run build && npm test',
           'close',
         ],
@@ -221,7 +221,9 @@ for (const host of Object.keys(HOSTS)) {
       assert.equal(run.goal.completionStatus, 'complete')
     })
 
-    test('dishonest: a change after the passing run (git stash) is refused naming it', { timeout: TEST_MS }, async (t) => {
+    test('dishonest: a change after the passing run (git stash) is refused naming it', {
+      timeout: TEST_MS,
+    }, async (t) => {
       const run = await flow(t, host, 'stash', GREET, [
         'git init -q && git add -A && git -c user.email=e@x -c user.name=e commit -qm init',
         FIX,
