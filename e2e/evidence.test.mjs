@@ -1,6 +1,6 @@
 // The completion gate against what really happened, in the real hosts (Copilot CLI 1.0.102 and
 // Claude Code: GOAL_E2E_CLAUDE_VERSION picks the version), offline against the scripted model.
-// Each honest flow must close complete at its FIRST close (a script project without a test
+// GOAL_E2E_ONLY=<host> runs one host. Each honest flow must close complete at its FIRST close (a script project without a test
 // runner, test-first, an analysis, a docs-only edit, a refactor with a build and the tests); each
 // dishonest variant must be refused with a message naming the observed fact (reads alone, a run
 // of zero tests, tests in another folder, a change after the passing run).
@@ -70,6 +70,8 @@ const HOSTS = {
         server: ctx.server,
         timeoutMs: RUN_MS,
         stopWhen: 'task_complete',
+        // A user who approves paths outside the project (the dishonest run elsewhere needs it).
+        args: ['--allow-all'],
       })
       return { ...ctx, r, sessionId: r.sessionId }
     },
@@ -120,12 +122,14 @@ const GREET = { 'greet.sh': '#!/bin/sh\necho hello\n' }
  * user's draft, runs each step, records the evidence and closes where a close marker says.
  * Returns the run, the closes' results in order and the final goal.
  */
-async function flow(t, host, name, files, steps) {
+async function flow(t, host, name, files, steps, verified = 'sh greet.sh: hello, hello') {
   const h = HOSTS[host]
-  const script = [h.goal('goal_system_update', { status: 'active', ...evidence, remaining: ['do it'] })]
+  // What an honest model writes: the run it really made and what it printed.
+  const written = { ...evidence, verificationResults: [verified] }
+  const script = [h.goal('goal_system_update', { status: 'active', ...written, remaining: ['do it'] })]
   for (const step of steps) {
     if (step === 'close') {
-      script.push(h.goal('goal_system_update', evidence))
+      script.push(h.goal('goal_system_update', written))
       script.push(h.goal('goal_system_close', { status: 'complete', reason: 'verified' }))
     } else script.push(h.shell(step))
   }
@@ -142,7 +146,9 @@ async function flow(t, host, name, files, steps) {
 
 const closedComplete = (res) => res && !res.isError && !/refused/i.test(res.text) && /complete/.test(res.text)
 
-for (const host of Object.keys(HOSTS)) {
+// GOAL_E2E_ONLY=claude: the reruns on other Claude Code versions leave Copilot CLI out.
+const only = process.env.GOAL_E2E_ONLY
+for (const host of Object.keys(HOSTS).filter((h) => !only || h === only)) {
   describe(`observed evidence in ${host}`, { skip: HOSTS[host].skip() }, () => {
     const honest = {
       'a script project without a test runner: edit, run the script, close': [
@@ -152,11 +158,13 @@ for (const host of Object.keys(HOSTS)) {
       'test-first: a failing test, the fix, the test passes, close': [
         GREET,
         [TEST_SH, 'sh test.sh', FIX, 'sh test.sh', 'close'],
+        'sh test.sh: ok 1 - greet.sh prints hello twice',
       ],
       'an analysis: read, run the program to confirm, close': [GREET, ['cat greet.sh', 'sh greet.sh', 'close']],
       'docs only: the change, read back, close': [
         { ...GREET, 'README.md': '# greet\n' },
         ["printf '\\nRun sh greet.sh to be greeted.\\n' >> README.md", 'cat README.md', 'close'],
+        'cat README.md shows the new usage line',
       ],
       'a refactor with a build and the tests': [
         {
@@ -176,11 +184,12 @@ for (const host of Object.keys(HOSTS)) {
           'npm run build && npm test',
           'close',
         ],
+        'npm test: the greets test passes against the rebuilt dist',
       ],
     }
-    for (const [name, [files, steps]] of Object.entries(honest)) {
+    for (const [name, [files, steps, verified]] of Object.entries(honest)) {
       test(`honest: ${name} closes complete the first time`, { timeout: TEST_MS }, async (t) => {
-        const run = await flow(t, host, name.split(':')[0].replace(/\W+/g, '-'), files, steps)
+        const run = await flow(t, host, name.split(':')[0].replace(/\W+/g, '-'), files, steps, verified)
         assert.equal(run.closes.length, 1, explain(run.r, run.server))
         assert.ok(closedComplete(run.closes[0]), `the first close is accepted:\n${run.closes[0]?.text}`)
         assert.equal(run.goal.completionStatus, 'complete')

@@ -287,3 +287,4 @@ fn the_output_tail_is_redacted_and_bounded() {
         "{tail}"
     );
 }
+

@@ -125,19 +125,21 @@ fn error_marker(text: &str) -> Option<String> {
         })
 }
 
-/// A run that executed no tests: the runner's own words for it, quoted.
+/// A run that executed no tests (none matched, all skipped or filtered
+/// out): the runner's own words for it, quoted.
 pub fn zero_tests(text: &str) -> Option<String> {
     static CELL: OnceLock<Regex> = OnceLock::new();
     let pattern = re(
         &CELL,
         concat!(
-            // node:test (TAP or spec), TAP's empty plan
-            r"(?m:^\s*(?:#|ℹ)\s*tests\s+0\s*$)|(?m:^\s*1\.\.0\b)",
+            // node:test (TAP or spec) with nothing run or nothing passed, TAP's empty plan
+            r"(?m:^\s*(?:#|ℹ)\s*tests\s+0\s*$)|(?m:^\s*(?:#|ℹ)\s*pass\s+0\s*$)|(?m:^\s*1\.\.0\b)",
             // mocha, jest, vitest, pytest, unittest and bun, rspec, phpunit, dotnet, ctest
             r"|(?m:^\s*0 passing\b)|No tests found|(?m:^\s*Tests:\s+0 total)|No test files found",
+            r"|(?m:^\s*Tests:\s+(?:\d+ skipped, )?\d+ (?:skipped|todo), \d+ total)",
             r"|\bcollected 0 items\b|\bno tests ran\b|\bRan 0 tests?\b|\b0 examples, 0 failures",
             r"|No tests executed|No test is available|Total tests: 0\b|No tests were found",
-            r"|\bno tests to run\b",
+            r"|\bno tests to run\b|(?m:^\s*0 pass\s*$)",
         ),
     );
     if let Some(m) = pattern.find(text) {
@@ -146,7 +148,7 @@ pub fn zero_tests(text: &str) -> Option<String> {
             crate::redact::truncate(m.as_str().trim(), 40)
         ));
     }
-    // cargo and deno print "running N tests" per binary; go one line per package.
+    // cargo and deno print "running N tests" per binary and a result line each.
     static RUNNING: OnceLock<Regex> = OnceLock::new();
     let running = re(&RUNNING, r"(?m)^running (\d+) tests?\s*$");
     let counts: Vec<u64> = running
@@ -155,6 +157,29 @@ pub fn zero_tests(text: &str) -> Option<String> {
         .collect();
     if !counts.is_empty() && counts.iter().all(|n| *n == 0) {
         return Some("\"running 0 tests\"".into());
+    }
+    static RESULT: OnceLock<Regex> = OnceLock::new();
+    let result = re(&RESULT, r"(?m)^test result: \w+\. (\d+) passed");
+    let passed: Vec<u64> = result
+        .captures_iter(text)
+        .filter_map(|c| c[1].parse().ok())
+        .collect();
+    if !passed.is_empty() && passed.iter().all(|n| *n == 0) {
+        return Some("\"0 passed\"".into());
+    }
+    // unittest: every test it ran was skipped.
+    static SKIPPED: OnceLock<Regex> = OnceLock::new();
+    let skipped = re(
+        &SKIPPED,
+        r"(?s)\bRan (\d+) tests?\b.*\bOK \(skipped=(\d+)\)",
+    );
+    if let Some(c) = skipped.captures(text) {
+        if c[1] == c[2] {
+            return Some(format!(
+                "\"Ran {} tests ... OK (skipped={})\"",
+                &c[1], &c[2]
+            ));
+        }
     }
     static GO: OnceLock<Regex> = OnceLock::new();
     let go = re(&GO, r"(?m)^(?:ok|\?)\s+\S+.*$");
@@ -349,6 +374,41 @@ mod tests {
             "ERR_PNPM_\u{e9}",
         ] {
             assert!(judge(&text(out)).is_err(), "{out}");
+        }
+    }
+
+    #[test]
+    fn runs_of_zero_tests_are_named() {
+        for out in [
+            // node 20 with a --test-name-pattern that matches nothing
+            "1..1\n# tests 1\n# suites 0\n# pass 0\n# fail 0\n# cancelled 0\n# skipped 1",
+            "ℹ tests 0\nℹ pass 0",
+            "\n  0 passing (2ms)\n  3 pending",
+            "Tests:       2 skipped, 2 total",
+            "No tests found, exiting with code 0",
+            "collected 0 items\n\n===== no tests ran in 0.01s =====",
+            "===== 3 deselected in 0.01s =====\nno tests ran",
+            "\nRan 0 tests in 0.000s\n\nOK",
+            "ss\nRan 2 tests in 0.001s\n\nOK (skipped=2)",
+            "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored",
+            "running 3 tests\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out",
+            "?   \texample.com/greet\t[no test files]",
+            "ok  \texample.com/greet\t0.01s [no tests to run]",
+        ] {
+            assert!(zero_tests(out).is_some(), "{out}");
+        }
+        for out in [
+            "# tests 3\n# pass 3\n# fail 0",
+            "ℹ tests 3\nℹ pass 3",
+            "  2 passing (5ms)",
+            "Tests:       1 skipped, 4 passed, 5 total",
+            "===== 10 passed in 1.2s =====",
+            "Ran 3 tests in 0.01s\n\nOK (skipped=1)",
+            "running 0 tests\nrunning 4 tests\ntest result: ok. 4 passed; 0 failed",
+            "ok  \texample.com/greet\t0.01s",
+            "hello\nhello",
+        ] {
+            assert_eq!(zero_tests(out), None, "{out}");
         }
     }
 
