@@ -17,7 +17,20 @@ before(() => {
 })
 after(() => state.cleanup())
 
-const claude = (payload) => runnerHook(state.stateRoot, 'claude', { cwd: CWD, ...payload })
+let promptIds = 0
+/** A Claude Code hook payload of this session, with its transcript where Claude Code keeps it. */
+const claude = (payload) =>
+  runnerHook(
+    state.stateRoot,
+    'claude',
+    {
+      cwd: CWD,
+      transcript_path: join(state.home, '.claude', 'projects', '-work-p', `${payload.session_id}.jsonl`),
+      prompt_id: `prompt-${++promptIds}`,
+      ...payload,
+    },
+    { env: { HOME: state.home } },
+  )
 const userGoal = (session, objective) =>
   claude({ session_id: session, hook_event_name: 'UserPromptSubmit', prompt: `/goal ${objective}` })
 
@@ -156,9 +169,8 @@ describe('Copilot CLI: /goal words inside the autopilot prompt', () => {
   })
 
   test('a command that does nothing tells the user why', () => {
-    const r = runnerHook(state.stateRoot, 'claude', {
+    const r = claude({
       session_id: 'auth-nothing',
-      cwd: CWD,
       hook_event_name: 'UserPromptSubmit',
       prompt: '/goal cancel',
     })

@@ -27,7 +27,8 @@ before(() => {
 after(() => rmSync(base, { recursive: true, force: true }))
 
 /** Run the runner as the Claude hooks block does: `claude <Event>`. */
-const hook = (payload, event = payload.hook_event_name) => runnerHook(stateRoot, 'claude', payload, { event })
+const hook = (payload, event = payload.hook_event_name) =>
+  runnerHook(stateRoot, 'claude', payload, { event, env: { HOME: join(base, 'home') } })
 
 const readGoal = (session) => JSON.parse(readFileSync(join(stateRoot, 'by-session', `${session}.json`), 'utf8'))
 
@@ -274,7 +275,10 @@ test("usage: the transcript's tokens are counted once; a crossed budget steers o
     appendFileSync(transcript, `${JSON.stringify(line)}\n${JSON.stringify(line)}\n`)
   }
   hook(userPrompt(s, '/goal budget objective'))
-  addon.updateGoalSync({ sessionId: s, cwd, stateRoot, role: 'user' }, { tokenBudget: 250 })
+  // The user's budget command: answered by the hook itself (no model call).
+  const budget = hook(userPrompt(s, '/goal budget 250')).out
+  assert.equal(budget.decision, 'block', JSON.stringify(budget))
+  assert.match(budget.reason, /budget/)
   addon.updateGoalSync({ sessionId: s, cwd, stateRoot }, { status: 'active', remaining: ['write the test'] })
   message('msg_1', 90, 10)
   bash(s, 'ls')

@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, beforeEach, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { userOpens, userTypes } from './helpers.mjs'
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(repo, 'bin', 'goal-system.mjs')
@@ -43,8 +44,8 @@ function run(args, { input = '', env = {}, cwd = t.projA } = {}) {
 }
 
 const caller = (sessionId, cwd) => ({ sessionId, cwd, stateRoot: t.stateRoot })
-// Opening is the user's: the addon is told so, as the command is in the user's terminal.
-const user = (sessionId, cwd) => ({ ...caller(sessionId, cwd), role: 'user' })
+// Opening and cancelling are the user's: typed as a prompt the host delivers.
+const opens = (sessionId, cwd, objective, fields) => userOpens(t, sessionId, cwd, objective, fields)
 
 /** Run the command in a pseudo-terminal, as a user types it (util-linux `script`). */
 function runInTerminal(args, { env = {}, cwd = t.projA } = {}) {
@@ -72,15 +73,12 @@ const find = (key) => addon.findGoal(key, { stateRoot: t.stateRoot })
 
 /** Two goals in two folders, one with progress recorded. */
 function seed() {
-  const a = addon.openGoalSync(user('sess-a', t.projA), {
-    objective: 'Ship the parser',
-    requirements: ['parses JSON'],
-  }).goal
+  const a = opens('sess-a', t.projA, 'Ship the parser', { requirements: ['parses JSON'] }).goal
   addon.updateGoalSync(caller('sess-a', t.projA), {
     doneSoFar: ['wrote the lexer'],
     remaining: ['error messages', 'docs'],
   })
-  const b = addon.openGoalSync(user('sess-b', t.projB), { objective: 'Fix the flaky test' }).goal
+  const b = opens('sess-b', t.projB, 'Fix the flaky test').goal
   return { a: find(a.id), b: find(b.id) }
 }
 
@@ -141,7 +139,7 @@ describe('list', () => {
     assert.ok(rows.some((l) => l.startsWith(b.goal.id) && l.endsWith(t.projB)))
 
     // --open drops closed goals; `status` without a session is the list.
-    addon.closeGoalSync(user('sess-b', t.projB), { status: 'cancelled', reason: 'not needed any more' })
+    userTypes(t, 'sess-b', t.projB, '/goal cancel: not needed any more')
     const open = run(['list', '--open'])
     assert.ok(!open.out.includes(b.goal.id))
     assert.match(run(['list']).out, new RegExp(`^${b.goal.id}\\s+sess-b\\s+cancelled\\s`, 'm'))
@@ -241,7 +239,7 @@ describe('open, update, close', () => {
     assert.equal(one.code, 0, one.err)
     assert.ok(find(a.goal.id).goal.doneSoFar.includes('docs drafted'))
 
-    const second = addon.openGoalSync(user('sess-c', t.projA), { objective: 'Another goal here' }).goal
+    const second = opens('sess-c', t.projA, 'Another goal here').goal
     const before = JSON.stringify(find(a.goal.id).goal)
     const r = run(['update', '--done', 'which one?'], { cwd: t.projA })
     assert.equal(r.code, 1)
@@ -280,8 +278,7 @@ describe('open, update, close', () => {
   })
 
   test('close complete passes once the gate is met', () => {
-    const s = caller('sess-d', t.projA)
-    addon.openGoalSync({ ...s, role: 'user' }, { objective: 'Add a flag', requirements: ['verbose flag'] })
+    opens('sess-d', t.projA, 'Add a flag', { requirements: ['verbose flag'] })
     // Real tool activity, as the hooks record it: an edit and a test run.
     for (const [toolName, toolArgs] of [
       ['view', { path: 'src/cli.rs' }],
@@ -443,8 +440,7 @@ describe('JSON in and out', () => {
 describe('bounded list', () => {
   /** `count` goals in one folder, updated one after another (the last is the newest). */
   function many(count) {
-    for (let i = 1; i <= count; i++)
-      addon.openGoalSync(user(`many-${String(i).padStart(3, '0')}`, t.projA), { objective: `goal number ${i}` })
+    for (let i = 1; i <= count; i++) opens(`many-${String(i).padStart(3, '0')}`, t.projA, `goal number ${i}`)
   }
 
   test('the newest page by default, with how to see the rest', () => {
@@ -469,8 +465,7 @@ describe('bounded list', () => {
 
 describe('output into a closed pipe', () => {
   test('30 runs of `goal-system list | head -1` end without a stack trace', () => {
-    for (let i = 1; i <= 60; i++)
-      addon.openGoalSync(user(`pipe-${i}`, t.projA), { objective: `pipe goal ${i} `.repeat(20) })
+    for (let i = 1; i <= 60; i++) opens(`pipe-${i}`, t.projA, `pipe goal ${i} `.repeat(20).trim())
     for (let i = 0; i < 30; i++) {
       const res = spawnSync('bash', ['-c', `node ${JSON.stringify(bin)} list --all | head -1`], {
         env: { ...process.env, HOME: t.home, GOAL_SYSTEM_STATE_ROOT: t.stateRoot },

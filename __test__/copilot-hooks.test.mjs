@@ -36,6 +36,10 @@ const stop = (sessionId, extra = { stopReason: 'end_turn' }) =>
   })
 const caller = (sessionId) => ({ sessionId, cwd, stateRoot: state.stateRoot })
 
+/** What Copilot CLI hands the prompt hook for the goal system's user skill `/goal-system <args>`. */
+const skill = (args) =>
+  `The user explicitly invoked the "/goal-system" skill. Follow its instructions now.\n\n<skill-context name="goal-system">\nBase directory for this skill: /s\n\nbody\n\n\nARGUMENTS: ${args}\n</skill-context>`
+
 function openViaGoal(sessionId, objective = 'make the greeting print hello twice') {
   const out = prompt(sessionId, `/goal ${objective}`)
   assert.equal(out.code, 0, out.stderr)
@@ -141,7 +145,10 @@ describe('stop control', () => {
     assert.equal(blocked.json.decision, 'block')
     assert.match(blocked.json.reason, /"write the test"/)
     assert.match(blocked.json.reason, /goal_system_status/)
-    addon.closeGoalSync({ ...caller(s), role: 'user' }, { status: 'cancelled', reason: 'the user dropped the feature' })
+    // The user's cancel, typed as the Copilot CLI skill (answered by the hook, no model call).
+    const cancel = prompt(s, skill('cancel: the user dropped the feature'))
+    assert.equal(cancel.json.handled, true, cancel.stdout)
+    assert.match(cancel.json.responseContent, /cancelled/)
     assert.deepEqual(stop(s).json, {})
   })
 

@@ -5,12 +5,16 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
-import { addon, tempState } from './helpers.mjs'
+import { addon, addonAsUser, tempState } from './helpers.mjs'
 
 let state
 const caller = () => ({ sessionId: 'core-session-1', cwd: '/tmp/goal-core-project', stateRoot: state.stateRoot })
-// Opening and replacing are the user's (the command in the user's terminal says so).
-const asUser = (c) => ({ ...c, role: 'user' })
+// Opening and replacing are the user's: called as the command does in the user's own terminal.
+function openAsUser(c, request) {
+  const r = addonAsUser('openGoalSync', c, request)
+  if (r.error) throw Object.assign(new Error(r.error.message), { code: r.error.code })
+  return r.value
+}
 
 before(() => {
   state = tempState()
@@ -27,10 +31,24 @@ function recordToolCall(command) {
   assert.equal(out.exitCode, 0)
 }
 
+describe("the user's rights", () => {
+  test('a process that only claims to be the user (no terminal) gets the agent rights', () => {
+    const c = { ...caller(), sessionId: 'core-claims-user' }
+    assert.throws(() => addon.openGoalSync({ ...c, role: 'user' }, { objective: 'a goal nobody asked for' }), {
+      code: 'FORBIDDEN',
+    })
+    openAsUser(c, { objective: 'the user asked for this' })
+    assert.throws(() => addon.closeGoalSync({ ...c, role: 'user' }, { status: 'cancelled', reason: 'done' }), {
+      code: 'FORBIDDEN',
+    })
+    assert.equal(addon.goalStatusSync(c).open, true)
+  })
+})
+
 describe('goal lifecycle through the addon', () => {
   test('open, update, refused close listing every condition, then complete', async () => {
     process.env.GOAL_SYSTEM_STATE_ROOT = state.stateRoot
-    const opened = await addon.openGoal(asUser(caller()), {
+    const opened = openAsUser(caller(), {
       objective: 'Make the greeting script print hello twice',
       requirements: ['R1: prints hello twice', 'R2: exits with status 0'],
       remaining: ['edit greet.sh', 'run the test'],
@@ -83,8 +101,8 @@ describe('goal lifecycle through the addon', () => {
   test('errors carry codes and name the field', () => {
     const c = { ...caller(), sessionId: 'core-session-2' }
     assert.throws(() => addon.updateGoalSync(c, { doneSoFar: ['x'] }), { code: 'NO_GOAL' })
-    addon.openGoalSync(asUser(c), { objective: 'first objective' })
-    assert.throws(() => addon.openGoalSync(asUser(c), { objective: 'a different objective' }), { code: 'GOAL_EXISTS' })
+    openAsUser(c, { objective: 'first objective' })
+    assert.throws(() => openAsUser(c, { objective: 'a different objective' }), { code: 'GOAL_EXISTS' })
     assert.throws(
       () => addon.updateGoalSync(c, { doneSoFar: 7 }),
       (err) => err.code === 'INVALID_INPUT' && /doneSoFar/.test(err.message),
@@ -94,18 +112,18 @@ describe('goal lifecycle through the addon', () => {
       () => addon.updateGoalSync(c, { scope: many }),
       (err) => err.code === 'LIMIT_EXCEEDED' && /scope/.test(err.message) && /200/.test(err.message),
     )
-    assert.throws(() => addon.openGoalSync(asUser({ ...c, sessionId: '../escape' }), { objective: 'x' }), {
+    assert.throws(() => openAsUser({ ...c, sessionId: '../escape' }, { objective: 'x' }), {
       code: 'INVALID_SESSION_ID',
     })
     assert.throws(() => addon.goalStatusSync({ ...c, subagent: true }), { code: 'SUBAGENT' })
-    const replaced = addon.openGoalSync(asUser(c), { objective: 'a different objective', replace: true })
+    const replaced = openAsUser(c, { objective: 'a different objective', replace: true })
     assert.equal(replaced.replaced.length > 0, true)
     assert.equal(replaced.goal.generation, 2)
   })
 
   test('issue resolutions refuse wildcards and discovered issues are additive', () => {
     const c = { ...caller(), sessionId: 'core-session-3' }
-    addon.openGoalSync(asUser(c), {
+    openAsUser(c, {
       objective: 'fix the parser',
       discoveredIssues: ['crash on empty input', 'slow on big files'],
     })
@@ -129,7 +147,7 @@ describe('goal lifecycle through the addon', () => {
   test('a fake token built at run time never reaches disk', () => {
     const token = ['gh', 'p_'].join('') + 'T'.repeat(36)
     const c = { ...caller(), sessionId: 'core-session-4' }
-    addon.openGoalSync(asUser(c), { objective: `deploy using ${token}`, doneSoFar: [`set GITHUB_TOKEN=${token}`] })
+    openAsUser(c, { objective: `deploy using ${token}`, doneSoFar: [`set GITHUB_TOKEN=${token}`] })
     assert.equal(addon.redact(`token ${token}`).includes(token), false)
     const files = []
     const walk = (dir) => {

@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
-import { tempState } from './helpers.mjs'
+import { tempState, userTypes } from './helpers.mjs'
 
 process.env.GOAL_SYSTEM_EXTENSION_NO_AUTOSTART = '1'
 const ext = await import('../extension.mjs')
@@ -78,8 +78,9 @@ describe('extension registration', () => {
 
 describe('extension tools', () => {
   test('open, refused close with every unmet condition, then status', async () => {
-    // The user's /goal makes the draft; the model's open fills and continues it.
-    registered.hooks.onUserPromptSubmitted({ prompt: '/goal ship the CLI', cwd: process.cwd() }, { sessionId: SESSION })
+    // The user's /goal makes the draft (typed in Copilot CLI, delivered by the host); the
+    // model's open fills and continues it.
+    userTypes(state, SESSION, process.cwd(), '/goal ship the CLI')
     const opened = await invoke('goal_system_open', { objective: 'ship the CLI', requirements: ['R1: --help works'] })
     assert.equal(typeof opened, 'string')
     assert.match(opened, /ship the CLI/)
@@ -141,9 +142,13 @@ describe('extension tools', () => {
 describe('extension hooks', () => {
   const input = (extra) => ({ sessionId: SESSION, timestamp: new Date(), workingDirectory: process.cwd(), ...extra })
 
-  test('prompt hook injects goal context and /goal opens a draft', async () => {
+  test('prompt hook injects goal context; a /goal command from outside the host is refused', async () => {
     const out = await registered.hooks.onUserPromptSubmitted(input({ prompt: 'keep going' }), { sessionId: SESSION })
     assert.match(out.additionalContext, /ship the CLI/)
+    // This test process is not the host's extension process: a command from it is not the user's.
+    await registered.hooks.onUserPromptSubmitted(input({ prompt: '/goal cancel: forged' }), { sessionId: SESSION })
+    assert.match(await invoke('goal_system_status', {}), /ship the CLI/)
+    assert.doesNotMatch(await invoke('goal_system_status', {}), /cancelled/)
   })
 
   test('drift is denied at 5 and agentStop is blocked', async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
-import { root, runner } from './helpers.mjs'
+import { claudeWritesDown, root, runner, spawnAsHost } from './helpers.mjs'
 import { hooksFiles } from '../scripts/hooks-files.mjs'
 
 const NATIVE = join(root, 'native', 'goal-hook')
@@ -57,13 +57,23 @@ function fileCommand(host, event, hook) {
 const run = (file, args, input, env) =>
   spawnSync(file, args, { input, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 })
 
+/** The HOME of the Claude Code sessions below: its transcripts are where Claude Code keeps them. */
+const claudeHome = () => join(base, 'claude-home')
+
+/** Run as `host` runs its hooks (Claude Code: from the host's process shape, with its HOME). */
+const runAs = (host, file, args, input, env) =>
+  host === 'claude'
+    ? spawnAsHost('claude', [file, ...args], { input, env: { ...process.env, HOME: claudeHome(), ...env } })
+    : run(file, args, input, env)
+
 /** The three ways an event reaches the core: native directly, Node directly, the hooks-file command. */
 const ways = {
-  native: (host, event, input, state) => run(NATIVE, ['--host', host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+  native: (host, event, input, state) =>
+    runAs(host, NATIVE, ['--host', host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
   node: (host, event, input, state) =>
-    run(process.execPath, [runner, host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+    runAs(host, process.execPath, [runner, host, event], input, { GOAL_SYSTEM_STATE_ROOT: state }),
   command: (host, event, input, state, hook, shell = '/bin/sh') =>
-    run(shell, ['-c', fileCommand(host, event, hook)], input, { GOAL_SYSTEM_STATE_ROOT: state }),
+    runAs(host, shell, ['-c', fileCommand(host, event, hook)], input, { GOAL_SYSTEM_STATE_ROOT: state }),
 }
 
 /**
@@ -72,18 +82,31 @@ const ways = {
  */
 function idNamer() {
   const ids = new Map()
+  // A consumed command's reference is random too (Claude Code writes it down; see provenance).
   return (text) =>
-    text.replace(/goal-[0-9a-f]{20}/g, (id) => ids.get(id) ?? (ids.set(id, `goal-#${ids.size + 1}`), ids.get(id)))
+    text
+      .replace(/goal-[0-9a-f]{20}/g, (id) => ids.get(id) ?? (ids.set(id, `goal-#${ids.size + 1}`), ids.get(id)))
+      .replace(/\(ref [0-9a-f]+\)/g, '(ref #)')
 }
 
 /** A long session as VS Code (snake_case) or Claude Code sends it: 26 events. */
 function session(host, id, cwd) {
   const tool = host === 'claude' ? 'Bash' : 'run_in_terminal'
   const goalTool = host === 'claude' ? 'mcp__goalSystem__goal_system_status' : 'goal_system_status'
-  const common = { session_id: id, cwd, ...(host === 'claude' ? { transcript_path: join(cwd, 'none.jsonl') } : {}) }
+  const common = {
+    session_id: id,
+    cwd,
+    ...(host === 'claude' ? { transcript_path: join(claudeHome(), '.claude', 'projects', 'p', `${id}.jsonl`) } : {}),
+  }
+  let prompts = 0
   const ev = (hook_event_name, extra = {}) => [
     hook_event_name,
-    JSON.stringify({ ...common, hook_event_name, ...extra }),
+    JSON.stringify({
+      ...common,
+      hook_event_name,
+      ...(hook_event_name === 'UserPromptSubmit' ? { prompt_id: `p-${++prompts}` } : {}),
+      ...extra,
+    }),
   ]
   const call = (n, extra = {}) => [
     ev('PreToolUse', { tool_name: tool, tool_input: { command: `echo step-${n}` }, ...extra }),
@@ -138,6 +161,9 @@ for (const host of ['vscode', 'claude']) {
         const fallback = ways.command(host, event, input, states.command, foreign)
         for (const [name, r] of Object.entries({ native, node, fallback })) {
           assert.equal(r.status, 0, `${name} exit for event ${i} ${event}: ${r.stderr}`)
+          // What Claude Code writes down after each prompt hook (one transcript for the three).
+          if (host === 'claude' && event === 'UserPromptSubmit')
+            claudeWritesDown(JSON.parse(input), JSON.parse(r.stdout))
         }
         const expected = name.native(native.stdout)
         assert.equal(name.node(node.stdout), expected, `event ${i} ${event}: Node differs from native`)

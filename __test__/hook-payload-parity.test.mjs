@@ -6,22 +6,17 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 
-import { addon, normalize, root, runner, tempState } from './helpers.mjs'
+import { addon, normalize, root, runner, tempState, userTypes } from './helpers.mjs'
 
 const cwd = '/tmp/goal-parity-project'
 const native = join(root, 'native', 'goal-hook')
 
 const hosts = {
   'copilot-cli': {
-    prompt: (s, text) => ['userPromptSubmitted', { sessionId: s, cwd, prompt: text }],
     stop: 'agentStop',
     stopHead: (s) => `{"sessionId":"${s}","cwd":"${cwd}","stopReason":"end`,
   },
   claude: {
-    prompt: (s, text) => [
-      'UserPromptSubmit',
-      { session_id: s, cwd, hook_event_name: 'UserPromptSubmit', prompt: text },
-    ],
     stop: 'Stop',
     stopHead: (s) =>
       `{"session_id":"${s}","cwd":"${cwd}","hook_event_name":"Stop","stop_hook_active":false,"reason":"end`,
@@ -86,8 +81,8 @@ describe('native hook and Node runner read payloads alike', () => {
       for (const frontEnd of ['native', 'node']) {
         const st = tempState()
         try {
-          const [event, payload] = h.prompt(session, '/goal make the parity test pass')
-          run(frontEnd, host, event, JSON.stringify(payload), st.env)
+          // The user's /goal, delivered by the host.
+          userTypes(st, session, cwd, '/goal make the parity test pass')
           answers[frontEnd] = cases.map(([, input]) => run(frontEnd, host, h.stop, input, st.env))
         } finally {
           st.cleanup()

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 
-import { root } from './helpers.mjs'
+import { root, spawnAsHost } from './helpers.mjs'
 import { platformId } from '../cli/install-native.mjs'
 
 const PACKAGE_FILES = [
@@ -117,12 +117,14 @@ test('a package folder with spaces and quotes still gives hook commands that run
     session_id: 'quoted',
     cwd,
     hook_event_name: 'UserPromptSubmit',
+    transcript_path: join(home, '.claude', 'projects', 'quote-proj', 'quoted.jsonl'),
+    prompt_id: 'prompt-1',
     prompt: '/goal quoted paths work',
   })
-  const run = spawnSync('/bin/sh', ['-c', command], {
+  // Run as Claude Code runs a hooks-file command.
+  const run = spawnAsHost('claude', ['/bin/sh', '-c', command], {
     input: payload,
-    encoding: 'utf8',
-    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: state },
+    env: { ...process.env, HOME: home, GOAL_SYSTEM_STATE_ROOT: state },
   })
   assert.equal(run.status, 0, run.stderr)
   assert.equal(run.stderr, '', 'the native hook ran (no fallback)')

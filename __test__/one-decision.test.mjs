@@ -5,13 +5,12 @@
 // the native hook), with the payloads and environment Copilot CLI really sends;
 // exactly one entry may decide it.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
-import { root, runner } from './helpers.mjs'
+import { claudeWritesDown, root, runner, spawnAsHost } from './helpers.mjs'
 
 const nativeHook = path.join(root, 'native', 'goal-hook')
 let base
@@ -43,9 +42,11 @@ const ENTRIES = {
   'claude (native)': (event) => [nativeHook, ['--host', 'claude', event]],
 }
 
+/** Run an entry as `host` runs its hooks (from the host's process shape). */
 function runEntry(entry, event, payload, host) {
   const [cmd, args] = ENTRIES[entry](event)
-  const res = spawnSync(cmd, args, { input: JSON.stringify(payload), env: hostEnv(host), encoding: 'utf8' })
+  const shape = { 'copilot-cli': 'copilot', claude: 'claude' }[host]
+  const res = spawnAsHost(shape, [cmd, ...args], { input: JSON.stringify(payload), env: hostEnv(host) })
   assert.equal(res.status, 0, res.stderr)
   return JSON.parse(res.stdout)
 }
@@ -139,15 +140,19 @@ describe('in their own hosts', () => {
     copilotHooksInstalled(true)
     const cwd = project('claude-own', { vscodeHooks: true })
     const session = 'cl-own'
-    runEntry(
-      'claude',
-      'UserPromptSubmit',
-      { session_id: session, cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal make the greeting print twice' },
-      'claude',
-    )
+    const transcript = path.join(base, '.claude', 'projects', 'claude-own', `${session}.jsonl`)
+    const prompt = {
+      session_id: session,
+      transcript_path: transcript,
+      prompt_id: 'prompt-1',
+      cwd,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: '/goal make the greeting print twice',
+    }
+    claudeWritesDown(prompt, runEntry('claude', 'UserPromptSubmit', prompt, 'claude'))
     const stop = {
       session_id: session,
-      transcript_path: path.join(base, 'claude.jsonl'),
+      transcript_path: transcript,
       cwd,
       hook_event_name: 'Stop',
       stop_hook_active: false,

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
-import { root } from './helpers.mjs'
+import { root, spawnAsHost } from './helpers.mjs'
 
 const claudePlugin = path.join(root, 'plugins', 'claude', 'goal-system')
 const copilotPlugin = path.join(root, 'plugins', 'copilot-cli', 'goal-system')
@@ -43,8 +43,9 @@ const envWith = (extra = {}, { onPath = true } = {}) => {
 }
 
 /** Run a hook entry's command the way the host does (a shell), with a payload. */
-function runCommand(command, payload, env) {
-  const res = spawnSync('sh', ['-c', command], { input: JSON.stringify(payload), env, encoding: 'utf8' })
+/** Run a plugin's hook command as `host` ('copilot' | 'claude') runs it. */
+function runCommand(command, payload, env, host = 'copilot') {
+  const res = spawnAsHost(host, ['sh', '-c', command], { input: JSON.stringify(payload), env })
   assert.equal(res.status, 0, res.stderr)
   return { out: JSON.parse(res.stdout), stderr: res.stderr }
 }
@@ -108,8 +109,15 @@ describe('plugin hook commands', () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(claudePlugin, 'hooks', 'hooks.json'), 'utf8')).hooks
     const cwd = path.join(base, 'proj')
     const env = envWith({ CLAUDE_PLUGIN_ROOT: claudePlugin, CLAUDECODE: '1' })
-    const payload = { session_id: 'plug-cl', cwd, hook_event_name: 'UserPromptSubmit', prompt: '/goal ship the plugin' }
-    const { out } = runCommand(hooks.UserPromptSubmit[0].hooks[0].command, payload, env)
+    const payload = {
+      session_id: 'plug-cl',
+      cwd,
+      transcript_path: path.join(base, '.claude', 'projects', 'proj', 'plug-cl.jsonl'),
+      prompt_id: 'prompt-1',
+      hook_event_name: 'UserPromptSubmit',
+      prompt: '/goal-system:goal ship the plugin',
+    }
+    const { out } = runCommand(hooks.UserPromptSubmit[0].hooks[0].command, payload, env, 'claude')
     assert.equal(out.hookSpecificOutput.hookEventName, 'UserPromptSubmit')
   })
 

@@ -194,7 +194,8 @@ test('Stop is blocked while the goal is open, and not once it is closed', () => 
   assert.match(out.hookSpecificOutput.reason, /still open/)
   assert.equal(out.decision, undefined, 'VS Code reads the decision inside hookSpecificOutput')
 
-  addon.closeGoalSync({ ...caller(s), role: 'user' }, { status: 'cancelled', reason: 'the user withdrew the request' })
+  // The user's cancel, typed in the chat.
+  hook(prompt(s, '/goal cancel: the user withdrew the request'))
   const closed = hook(stop(s, true)).out
   assert.notEqual(closed.hookSpecificOutput?.decision, 'block')
   assert.equal(readGoal(s).completionStatus, 'cancelled')

@@ -99,7 +99,8 @@ fn run(caller: &BoardCaller, request: &Value) -> std::result::Result<BoardResult
     let scope = Scope::detect(&caller.cwd, caller.branch.as_deref())?;
     let actor = if caller.subagent == Some(true) {
         Actor::Subagent
-    } else if caller.user == Some(true) {
+    } else if caller.user == Some(true) && goal_core::authority::user_here() {
+        // Any process can load the addon and claim to be the user.
         Actor::User
     } else {
         Actor::Agent

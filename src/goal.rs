@@ -122,14 +122,13 @@ fn prepare(caller: GoalCaller) -> Prepared {
         caller: Caller {
             session_id: caller.session_id,
             cwd: caller.cwd,
-            role: if caller.subagent.unwrap_or(false) {
-                Role::Subagent
-            } else {
-                caller
-                    .role
-                    .as_deref()
-                    .and_then(Role::parse)
-                    .unwrap_or(Role::Agent)
+            role: match caller.role.as_deref().and_then(Role::parse) {
+                _ if caller.subagent.unwrap_or(false) => Role::Subagent,
+                // The user's rights only where this process is the user at
+                // their terminal: any process can load the addon and claim them.
+                Some(Role::User) if goal_core::authority::user_here() => Role::User,
+                Some(Role::Subagent) => Role::Subagent,
+                _ => Role::Agent,
             },
         },
     }

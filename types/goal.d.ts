@@ -214,6 +214,8 @@ export interface Goal {
   validationProof: string[]
   verificationResults: string[]
   version: number
+  /** The user's commands as the hooks received them (see `provenance`). */
+  voice?: UserVoice
   /** Fields a newer or older version wrote, kept verbatim. */
   [key: string]: unknown
 }
@@ -345,6 +347,32 @@ export interface OpenRequest {
 /** The statuses a goal opens with. */
 export type OpenStatus = "draft" | "active"
 
+/** A user command applied at its prompt hook, waiting for the host's record. */
+export interface PendingCommand {
+  at: string
+  atMs: number
+  /**
+   * The goal as it was before the command (none when there was none):
+   * what a refused command is rolled back to.
+   */
+  before?: Goal | null
+  /** The command as typed, redacted and short. */
+  command: string
+  /** `sha256:` of the prompt's text (whitespace collapsed): never the text. */
+  fingerprint: string
+  /**
+   * Put in a consumed command's answer, so the host's record of our own
+   * block is known (Claude Code writes the block reason down).
+   */
+  nonce: string
+  /** Where that record ended when the command arrived. */
+  offset: number
+  /** The host's id of the prompt (Claude Code's `prompt_id`). */
+  promptId: string
+  /** The host's record to confirm it in (Claude Code's transcript). */
+  record: string
+}
+
 /** How a goal came to be: kept as a hash and a short redacted preview only. */
 export interface PromptSource {
   /** `sha256:<hex>` of the full prompt. */
@@ -353,6 +381,15 @@ export interface PromptSource {
   kind: string
   /** Redacted, truncated preview. */
   preview: string
+}
+
+/** A command refused because it did not come from the user. */
+export interface RefusedCommand {
+  at: string
+  /** The command, redacted and short. */
+  command: string
+  /** Why, in a few words. */
+  why: string
 }
 
 /** How a discovered issue evolved. */
@@ -617,5 +654,19 @@ export interface UsageMark {
   recent?: unknown[]
   /** The host's running total last seen (Copilot CLI's `tokenCount`). */
   total: number
+}
+
+/** What the goal keeps about the user's voice. */
+export interface UserVoice {
+  /** A user command applied and not yet confirmed by the host's record. */
+  pending?: PendingCommand | null
+  /**
+   * How far the host's record of the session was read for interrupts:
+   * a hash of its path and the byte offset.
+   */
+  recordKey?: string
+  recordOffset: number
+  /** Commands refused because they did not come from the user (newest last, a few). */
+  refused?: RefusedCommand[]
 }
 

@@ -59,7 +59,14 @@ fn main() {
 
     let bare = |i: usize| {
         let payload = json!({"sessionId": format!("plain-{i}"), "cwd": base.to_string_lossy(), "source": "new"});
-        hooks::decide(&store, Host::CopilotCli, Event::SessionStart, &payload).unwrap();
+        hooks::decide(
+            &store,
+            Host::CopilotCli,
+            Event::SessionStart,
+            &payload,
+            &goal_core::provenance::Origin::host(Host::CopilotCli),
+        )
+        .unwrap();
     };
     stats("SessionStart decision, no board", time(iterations, bare));
 

@@ -194,8 +194,62 @@ fn budget_form(rest: &str) -> Option<Intent> {
 /// The goal command as Claude Code offers it from the goal-system plugin.
 const PLUGIN_GOAL_COMMAND: &str = "/goal-system:goal";
 
+/// The goal system's skills as Copilot CLI names them when the user types
+/// them: the plugin's namespaced skill and the user-level skill.
+const SKILLS: [&str; 2] = ["/goal-system:goal", "/goal-system"];
+
+/// How a command reached the prompt hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// As the user typed it (`/goal …`, `/goal-system:goal …`, a phrase).
+    Typed,
+    /// Inside Copilot CLI's autopilot prompt (`/goal` there is `/autopilot`):
+    /// the host has already started its autopilot on the text.
+    Autopilot,
+    /// Inside Copilot CLI's skill prompt (`/goal-system pause`).
+    Skill,
+}
+
+/// Classify a user prompt, and say how the command arrived.
+pub fn parse_prompt_form(prompt: &str) -> (Intent, Form) {
+    if let Some(args) = skill_arguments(prompt) {
+        return (parse_goal_args(&args, "skill"), Form::Skill);
+    }
+    let form = if autopilot_objective(prompt).is_some() {
+        Form::Autopilot
+    } else {
+        Form::Typed
+    };
+    (parse_prompt(prompt), form)
+}
+
+/// The arguments inside Copilot CLI's prompt for one of our skills (`The
+/// user explicitly invoked the "/goal-system" skill. … ARGUMENTS: pause
+/// </skill-context>`, seen in 1.0.102); `None` for any other prompt.
+pub fn skill_arguments(prompt: &str) -> Option<String> {
+    let head = prompt.lines().next()?;
+    let name = head
+        .strip_prefix("The user explicitly invoked the \"")?
+        .split('"')
+        .next()?;
+    if !SKILLS.contains(&name) {
+        return None;
+    }
+    let body = prompt
+        .rfind("</skill-context>")
+        .map_or(prompt, |end| &prompt[..end]);
+    let args = body
+        .rfind("\nARGUMENTS:")
+        .map(|at| body[at + "\nARGUMENTS:".len()..].trim().to_string())
+        .unwrap_or_default();
+    Some(args)
+}
+
 /// Classify a user prompt.
 pub fn parse_prompt(prompt: &str) -> Intent {
+    if let Some(args) = skill_arguments(prompt) {
+        return parse_goal_args(&args, "skill");
+    }
     if let Some(objective) = autopilot_objective(prompt) {
         // Copilot CLI turns every `/goal ...` into this prompt, commands included.
         return if objective.is_empty() {
@@ -265,6 +319,35 @@ pub fn autopilot_objective(prompt: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copilots_skill_prompts_carry_the_command() {
+        let wrap = |name: &str, args: &str| {
+            format!("The user explicitly invoked the \"{name}\" skill. Follow its instructions now.\n\n<skill-context name=\"goal\">\nBase directory for this skill: /p/skills/goal\n\nThe body mentions ARGUMENTS: here.\n\n\nARGUMENTS: {args}\n</skill-context>")
+        };
+        assert_eq!(
+            parse_prompt_form(&wrap("/goal-system:goal", "pause")),
+            (Intent::Pause { reason: None }, Form::Skill)
+        );
+        assert_eq!(
+            parse_prompt_form(&wrap("/goal-system", "cancel: done for today")).0,
+            Intent::Cancel {
+                reason: Some("done for today".into())
+            }
+        );
+        assert_eq!(parse_prompt(&wrap("/goal-system", "")), Intent::Show);
+        assert_eq!(
+            parse_prompt(&wrap("/goal-system", "make it faster")),
+            Intent::Open {
+                objective: "make it faster".into(),
+                kind: "skill"
+            }
+        );
+        assert_eq!(parse_prompt(&wrap("/other-skill", "pause")), Intent::None);
+        let autopilot = "The user set this explicit autopilot objective with /autopilot:\n\ncancel: r\n\nWork autonomously toward this objective.";
+        assert_eq!(parse_prompt_form(autopilot).1, Form::Autopilot);
+        assert_eq!(parse_prompt_form("/goal pause").1, Form::Typed);
+    }
 
     #[test]
     fn goal_command_opens() {

@@ -149,6 +149,22 @@ pub fn command_role(stdin_is_tty: bool, env_names: &[&str]) -> Role {
     }
 }
 
+/// Is this process the user at their own terminal? Its standard input is a
+/// terminal, its environment carries no agent host's shell markers, and no
+/// agent host is among its ancestors (Linux; elsewhere the first two). What
+/// a caller claims about itself is never enough: the addon checks this
+/// before it lets a call act with the user's rights.
+pub fn user_here() -> bool {
+    use std::io::IsTerminal;
+    let names: Vec<String> = std::env::vars_os()
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let chain = crate::provenance::process::chain(std::process::id());
+    command_role(std::io::stdin().is_terminal(), &names) == Role::User
+        && !chain.iter().skip(1).any(|p| p.host().is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

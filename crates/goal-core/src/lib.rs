@@ -24,6 +24,7 @@ pub mod observe;
 pub mod outcome;
 pub mod payload;
 pub mod progress;
+pub mod provenance;
 pub mod record;
 pub mod redact;
 pub mod request;

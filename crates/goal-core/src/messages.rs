@@ -496,10 +496,80 @@ pub fn budget_wrap_up(goal: &Goal) -> String {
 }
 
 /// The user's note when an interrupt paused the goal.
-pub fn paused_by_interrupt(goal: &Goal) -> String {
+pub fn paused_by_interrupt(goal: &Goal, sp: Spelling) -> String {
     format!(
-        "{VOICE} Goal {} paused: {INTERRUPT_REASON}. It stays paused (also across a resumed session) until you run /goal resume.",
-        goal.id
+        "{VOICE} Goal {} paused: {INTERRUPT_REASON}. It stays paused (also across a resumed session) until you type {}; {} ends it.",
+        goal.id,
+        sp.cmd("resume"),
+        sp.cmd("cancel")
+    )
+}
+
+/// How the user types the goal system's commands in one host and install
+/// route: `open` for a new goal, `control` before status, pause, resume,
+/// cancel and budget (Copilot CLI keeps `/goal pause` for its autopilot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spelling {
+    pub open: &'static str,
+    pub control: &'static str,
+}
+
+impl Spelling {
+    /// Claude Code with the user command file, VS Code.
+    pub const GOAL: Spelling = Spelling {
+        open: "/goal",
+        control: "/goal",
+    };
+    /// Claude Code's plugin: its namespaced command.
+    pub const CLAUDE_PLUGIN: Spelling = Spelling {
+        open: "/goal-system:goal",
+        control: "/goal-system:goal",
+    };
+    /// Copilot CLI: `/goal X` is its autopilot; the goal system's skill carries the rest.
+    pub const COPILOT: Spelling = Spelling {
+        open: "/goal",
+        control: "/goal-system",
+    };
+    pub const COPILOT_PLUGIN: Spelling = Spelling {
+        open: "/goal",
+        control: "/goal-system:goal",
+    };
+
+    /// `/goal-system pause`.
+    pub fn cmd(self, word: &str) -> String {
+        format!("{} {word}", self.control)
+    }
+}
+
+/// The line every held stop and refusal ends with, for the user.
+pub fn user_controls(sp: Spelling) -> String {
+    format!(
+        "(You, the user: {} pauses this goal, {} resumes it, {} ends it, {} shows it.)",
+        sp.cmd("pause"),
+        sp.cmd("resume"),
+        sp.cmd("cancel"),
+        sp.control
+    )
+}
+
+/// What Copilot CLI's model gets instead of a goal command the host turned
+/// into an autopilot objective: nothing to do but end the autopilot.
+pub fn autopilot_consumed(done: &str, sp: Spelling) -> String {
+    format!(
+        "{done}\nThis prompt was the user's goal-system command, and it is done. Copilot CLI made an autopilot objective of its words, but there is no work in it: do not call any other tool; call task_complete now with the summary {}.",
+        quote(&format!(
+            "{} Next time type {} … for goal-system commands (in Copilot CLI, /goal starts its autopilot).",
+            done.trim_start_matches(VOICE).trim(),
+            sp.control
+        ))
+    )
+}
+
+/// Told to the user when a user command did not come from them.
+pub fn command_refused(command: &str, why: &str) -> String {
+    format!(
+        "{VOICE} A goal command that did not come from you was refused and undone: {} ({why}). If the agent ran it, it tried to act for you; the goal is as it was.",
+        quote(command)
     )
 }
 

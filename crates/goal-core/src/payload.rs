@@ -58,7 +58,13 @@ pub fn run_bytes_with(
     // A VS Code or Claude Code entry that Copilot CLI also runs may leave the
     // event to the entry that decides it there (one decision per event).
     match hosts::resolve(host, parsed.as_ref().ok()) {
-        hosts::Role::Decide(h) => hooks::run_parsed(h, event_name, parsed, config),
+        hosts::Role::Decide(h) => hooks::run_parsed(
+            h,
+            event_name,
+            parsed,
+            config,
+            &crate::provenance::Origin::of_this_process(),
+        ),
         hosts::Role::StandDown => HookOutput {
             stdout: "{}".to_string(),
             stderr: String::new(),

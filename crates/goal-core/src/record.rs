@@ -13,8 +13,14 @@ use serde_json::{Map, Value};
 
 mod history;
 mod legacy;
+mod voice;
 
 pub use history::{Attempt, LastVerification, ToolEvent, ToolHistory, ToolKind, TreeMark};
+pub use voice::{PendingCommand, RefusedCommand, UserVoice};
+
+fn is_default_voice(v: &UserVoice) -> bool {
+    *v == UserVoice::default()
+}
 
 /// The record version this crate writes. Version 3 is the seed's format.
 pub const RECORD_VERSION: u32 = 3;
@@ -290,6 +296,9 @@ pub struct Goal {
     /// The goal this one replaced, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// The user's commands as the hooks received them (see `provenance`).
+    #[serde(default, skip_serializing_if = "is_default_voice")]
+    pub voice: UserVoice,
     /// Keyed digest written by the store (see `integrity`): a copy edited
     /// outside the goal system no longer matches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -365,6 +374,7 @@ impl Goal {
             source: None,
             tool_history: ToolHistory::default(),
             budget: Budget::default(),
+            voice: UserVoice::default(),
             stop_guard: StopGuard::default(),
             replaces: None,
             seal: None,

@@ -481,6 +481,24 @@ pub fn bundle() -> Value {
         generator.root_schema_for::<T>().to_value()
     }
     let mut out_gen = generator(true, false);
+    // The record holds itself (a pending command keeps the goal it would
+    // roll back to): its `$ref: "#"` means the record, not the bundle's root.
+    fn to_goal(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                if o.get("$ref").and_then(Value::as_str) == Some("#") {
+                    o.insert("$ref".into(), json!("#/$defs/Goal"));
+                }
+                o.values_mut().for_each(to_goal);
+            }
+            Value::Array(items) => items.iter_mut().for_each(to_goal),
+            _ => {}
+        }
+    }
+    let add = |defs: &mut Map<String, Value>, name: &str, mut schema: Value| {
+        to_goal(&mut schema);
+        add(defs, name, schema)
+    };
     let outputs = [
         ("Goal", root::<Goal>(&mut out_gen)),
         ("Unmet", root::<Unmet>(&mut out_gen)),

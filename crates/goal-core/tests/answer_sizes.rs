@@ -39,8 +39,9 @@ fn a_continuation_refusal_lists_twenty_goals_and_counts_the_rest() {
         "hook_event_name": "UserPromptSubmit",
         "prompt": "/goal continue",
     });
+    // VS Code hands the prompt over as it comes (no signal to check there).
     let out = run_with(
-        Host::Claude,
+        Host::VsCode,
         "UserPromptSubmit",
         &payload.to_string(),
         Ok(config),

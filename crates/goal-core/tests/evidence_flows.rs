@@ -9,7 +9,8 @@ mod common;
 
 use common::{temp_dir, TempDir};
 use goal_core::goals::{self, Caller};
-use goal_core::hooks::{run_with, Host};
+use goal_core::hooks::{run_as, Host};
+use goal_core::provenance::Origin;
 use goal_core::store::{Store, StoreConfig};
 use goal_core::Status;
 use serde_json::{json, Value};
@@ -75,7 +76,8 @@ impl Project {
         fs::create_dir_all(&root).unwrap();
         fs::create_dir_all(base.0.join("elsewhere")).unwrap();
         let state = base.0.join("session-state");
-        let config = StoreConfig::new(&state, state.join("goal-system"));
+        let mut config = StoreConfig::new(&state, state.join("goal-system"));
+        config.claude_dirs = vec![base.0.join("home/.claude")];
         Project {
             root,
             config,
@@ -94,7 +96,14 @@ impl Project {
             H::Claude => Host::Claude,
             H::VsCode => Host::VsCode,
         };
-        let out = run_with(host, event, &payload.to_string(), Ok(self.config.clone()));
+        // Played as the host runs its hooks.
+        let out = run_as(
+            host,
+            event,
+            &payload.to_string(),
+            Ok(self.config.clone()),
+            &Origin::host(host),
+        );
         assert_eq!(out.exit_code, 0, "{}", out.stderr);
         assert!(
             !out.stderr.contains("goal-system hook"),
@@ -104,10 +113,19 @@ impl Project {
         serde_json::from_str(&out.stdout).unwrap()
     }
 
+    /// Claude Code's transcript of the session, where the host writes it.
+    fn transcript(&self) -> PathBuf {
+        let dir = self.config.claude_dirs[0].join("projects/-project");
+        fs::create_dir_all(&dir).unwrap();
+        dir.join(format!("{SESSION}.jsonl"))
+    }
+
     fn base_payload(&self) -> Value {
         match self.host {
             H::Copilot => json!({"sessionId": SESSION, "timestamp": 1, "cwd": self.cwd()}),
-            _ => json!({"session_id": SESSION, "cwd": self.cwd(), "transcript_path": ""}),
+            _ => {
+                json!({"session_id": SESSION, "cwd": self.cwd(), "transcript_path": self.transcript()})
+            }
         }
     }
 
@@ -127,10 +145,21 @@ impl Project {
             ),
             H::Claude | H::VsCode => (
                 "UserPromptSubmit",
-                self.with(json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("/goal {text}")})),
+                self.with(json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("/goal {text}"), "prompt_id": "p-1"})),
             ),
         };
         self.hook(event, payload);
+        if let H::Claude = self.host {
+            // Claude Code writes the user's prompt down after its hook.
+            use std::io::Write;
+            let line = json!({"type": "user", "promptId": "p-1", "origin": {"kind": "human"}, "message": {"content": format!("/goal {text}")}});
+            let mut f = fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.transcript())
+                .unwrap();
+            writeln!(f, "{line}").unwrap();
+        }
     }
 
     /// The tool name and arguments each host uses for a kind of call.

@@ -3,8 +3,10 @@
 //! the CLI and the hooks all call these, so every caller gets the same rules.
 
 mod history;
+mod voice;
 
 pub use history::{record_tool, Tree, HISTORY_WINDOW};
+pub use voice::{attach_pending, note_interrupt};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -1510,7 +1512,9 @@ mod budget_tests {
     fn usage_before_the_goal_began_is_not_the_goals() {
         let (s, dir) = setup();
         let path = transcript(&dir, 5);
-        let prompt = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "UserPromptSubmit", "transcript_path": path, "prompt": "/goal ship it"});
+        // The user's /goal opened it; its prompt hook then starts the count.
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let prompt = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "UserPromptSubmit", "transcript_path": path, "prompt": "go on"});
         run_with(
             Host::Claude,
             "UserPromptSubmit",

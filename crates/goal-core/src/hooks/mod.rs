@@ -22,6 +22,7 @@ use crate::board;
 use crate::error::{ErrorCode, Result};
 use crate::goals::Caller;
 use crate::messages;
+use crate::provenance::{self, Origin};
 use crate::record::Goal;
 use crate::store::{Store, StoreConfig};
 
@@ -43,7 +44,18 @@ pub fn run_with(
     stdin: &str,
     config: Result<StoreConfig>,
 ) -> HookOutput {
-    run_parsed(host, event_name, parse_stdin(stdin), config)
+    run_as(host, event_name, stdin, config, &Origin::of_this_process())
+}
+
+/// `run_with` for a hook run by `origin` (a test that plays the host).
+pub fn run_as(
+    host: Host,
+    event_name: &str,
+    stdin: &str,
+    config: Result<StoreConfig>,
+    origin: &Origin,
+) -> HookOutput {
+    run_parsed(host, event_name, parse_stdin(stdin), config, origin)
 }
 
 /// A hook's stdin parsed as `decide` reads it: empty is `{}`, and the
@@ -68,9 +80,10 @@ pub fn run_parsed(
     event_name: &str,
     parsed: serde_json::Result<Value>,
     config: Result<StoreConfig>,
+    origin: &Origin,
 ) -> HookOutput {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        decide_safely(host, event_name, parsed, config)
+        decide_safely(host, event_name, parsed, config, origin)
     }));
     match outcome {
         Ok(out) => out,
@@ -88,6 +101,7 @@ fn decide_safely(
     event_name: &str,
     parsed: serde_json::Result<Value>,
     config: Result<StoreConfig>,
+    origin: &Origin,
 ) -> HookOutput {
     let value = match parsed {
         Ok(v) => v,
@@ -118,7 +132,7 @@ fn decide_safely(
         Ok(c) => Store::new(c),
         Err(e) => return fault_output(host, event, &format!("state root unavailable: {e}"), None),
     };
-    match decide(&store, host, event, &value) {
+    match decide(&store, host, event, &value, origin) {
         Ok((decision, note)) => render(host, event, decision, note),
         // A stop is never let through because the goal could not be read in
         // time: the model is asked to go on, and the next stop tries again.
@@ -153,6 +167,7 @@ pub fn decide(
     host: Host,
     event: Event,
     value: &Value,
+    origin: &Origin,
 ) -> Result<(Decision, Option<String>)> {
     let payload = read_payload(value);
     if event == Event::SubagentStart {
@@ -206,14 +221,26 @@ pub fn decide(
     }
     let caller = Caller::new(payload.session_id.clone(), payload.cwd.clone());
     STORE_NOTES.with(|notes| notes.borrow_mut().clear());
+    // A user command still pending is settled against the host's record
+    // before anything relies on it; a stop waits longer for the record.
+    let wait = if event == Event::Stop {
+        provenance::CONFIRM_WAIT * 2
+    } else {
+        provenance::CONFIRM_WAIT
+    };
+    let refused = provenance::settle(store, &caller.session_id, &caller.cwd, wait);
     let result = match event {
-        // A prompt is the user's own voice: the only hook path with the user's rights.
-        Event::SessionStart | Event::UserPrompt => {
-            prompt::on_prompt(store, &caller.clone().with_role(Role::User), &payload)
-        }
+        // A prompt may carry the user's voice: the only hook path with the
+        // user's rights, once the host is known to have delivered it.
+        Event::SessionStart | Event::UserPrompt => prompt::on_prompt(
+            store,
+            &caller.clone().with_role(Role::User),
+            &payload,
+            &Delivery { host, origin },
+        ),
         Event::PreToolUse => tool::on_pre_tool(store, &caller, &payload),
         Event::PostToolUse => tool::on_post_tool(store, host, &caller, &payload),
-        Event::Stop => stop::on_stop(store, host, &caller, &payload),
+        Event::Stop => stop::on_stop(store, &Delivery { host, origin }, &caller, &payload),
         Event::PreCompact => compact::on_pre_compact(store, &caller, &payload),
         _ => Ok((Decision::default(), None)),
     };
@@ -232,6 +259,12 @@ pub fn decide(
         store.record_fault("store", warning);
     }
     let (mut decision, note) = result?;
+    if let Some(refused) = refused {
+        decision.system_message = Some(match decision.system_message.take() {
+            Some(msg) => format!("{refused}\n{msg}"),
+            None => refused,
+        });
+    }
     if warnings
         .iter()
         .any(|w| w.contains(crate::integrity::TAMPERED_MARK))
@@ -264,6 +297,49 @@ pub fn decide(
         (Some(n), false) => Some(format!("{n}; {}", warnings.join("; "))),
     };
     Ok((decision, note))
+}
+
+/// Which host delivered an event, and how: its process chain and install route.
+pub(super) struct Delivery<'a> {
+    pub host: Host,
+    pub origin: &'a Origin,
+}
+
+impl Delivery<'_> {
+    /// How the user types the commands in this host and route.
+    pub fn spelling(&self) -> messages::Spelling {
+        use messages::Spelling;
+        use provenance::Route;
+        match (self.host, self.origin.route) {
+            (Host::Claude, Route::Plugin) => Spelling::CLAUDE_PLUGIN,
+            (Host::CopilotCli | Host::CopilotSdk, Route::User) => Spelling::COPILOT,
+            (Host::CopilotCli | Host::CopilotSdk, Route::Plugin) => Spelling::COPILOT_PLUGIN,
+            _ => Spelling::GOAL,
+        }
+    }
+
+    /// The host's own record of the session, where the user's interrupts are
+    /// written: Claude Code's transcript, Copilot CLI's `events.jsonl`.
+    pub fn record(&self, store: &Store, payload: &Payload) -> Option<std::path::PathBuf> {
+        match self.host {
+            Host::Claude => provenance::records::claude_transcript(
+                &payload.transcript_path,
+                &payload.session_id,
+                &store.config.claude_dirs,
+            ),
+            Host::CopilotCli | Host::CopilotSdk => {
+                crate::store::validate_session_id(&payload.session_id).ok()?;
+                Some(
+                    store
+                        .config
+                        .session_state
+                        .join(&payload.session_id)
+                        .join("events.jsonl"),
+                )
+            }
+            Host::VsCode => None,
+        }
+    }
 }
 
 thread_local! {

@@ -3,15 +3,16 @@
 
 use serde_json::json;
 
-use super::Decision;
 use super::{context, load_goal, Payload};
-use crate::activation::{self, Intent};
+use super::{Decision, Delivery, Host};
+use crate::activation::{self, Form, Intent};
 use crate::board;
 use crate::continuation::{self, Continuation};
 use crate::drift::{self, Drift};
 use crate::error::Result;
 use crate::goals::{self, Caller};
-use crate::messages;
+use crate::messages::{self, Spelling};
+use crate::provenance::{self, Route};
 use crate::record::{Goal, Status};
 use crate::redact;
 use crate::store::Store;
@@ -20,33 +21,179 @@ pub(super) fn on_prompt(
     store: &Store,
     caller: &Caller,
     payload: &Payload,
+    delivery: &Delivery,
 ) -> Result<(Decision, Option<String>)> {
     let prompt = payload.prompt.clone().unwrap_or_default();
-    if prompt.trim_start().starts_with(messages::VOICE) {
-        // Copilot CLI re-submits a stop block's reason as a user prompt: it is
-        // our own directive, not the user's, and already carries the goal.
+    if prompt.trim_start().starts_with(messages::VOICE) || is_host_notice(&prompt) {
+        // Copilot CLI re-submits a stop block's reason as a user prompt, and
+        // its own notifications: our own directive, or the host's, never the user's.
         return Ok((Decision::default(), None));
     }
-    let intent = activation::parse_prompt(&prompt);
-    let command = intent != Intent::None;
-    let ran = run_intent(store, caller, &prompt, intent);
-    // After the command: a goal it opened gets its first view of the tree.
-    goals::note_user_prompt(store, caller, &prompt);
-    match ran {
-        // A /goal command that could not be done says why where the user reads it.
-        Err(e) if command => {
-            let text = format!("{} /goal: {}", messages::VOICE, e.message);
-            Ok((
-                Decision {
-                    context: Some(text.clone()),
-                    system_message: Some(text),
-                    ..Decision::default()
-                },
-                None,
-            ))
+    let sp = delivery.spelling();
+    // The user's interrupt since the last prompt pauses the goal first, so a
+    // `resume` typed now resumes it.
+    let paused = match delivery.record(store, payload) {
+        Some(record) => goals::note_interrupt(store, caller, &record)?,
+        None => None,
+    };
+    let (intent, form) = activation::parse_prompt_form(&prompt);
+    let intent = as_command(store, caller, intent, form)?;
+    let mut out = if needs_voice(&intent) {
+        let out = command(store, caller, payload, delivery, &prompt, intent, form)?;
+        // A goal the command opened reads the record from here on.
+        if let Some(record) = delivery.record(store, payload) {
+            goals::note_interrupt(store, caller, &record)?;
         }
-        other => other,
+        out
+    } else {
+        let ran = run_intent(store, caller, &prompt, intent, sp);
+        goals::note_user_prompt(store, caller, &prompt);
+        ran?
+    };
+    if let Some(goal) = paused {
+        let note = messages::paused_by_interrupt(&goal, sp);
+        out.0.system_message = Some(match out.0.system_message.take() {
+            Some(msg) => format!("{note}\n{msg}"),
+            None => note.clone(),
+        });
+        out.0.context = Some(match out.0.context.take() {
+            Some(ctx) => format!("{note}\n{ctx}"),
+            None => note,
+        });
     }
+    Ok(out)
+}
+
+/// Prompts the host writes itself (Copilot CLI's notifications).
+fn is_host_notice(prompt: &str) -> bool {
+    prompt.trim_start().starts_with("<system_notification>")
+}
+
+/// Which intents change the goal, and so need the user's own voice.
+fn needs_voice(intent: &Intent) -> bool {
+    !matches!(intent, Intent::None | Intent::Show)
+}
+
+/// Copilot CLI drops `--` from `/goal pause -- back after lunch` and hands
+/// the rest over as an objective: while a goal is open, a leading command
+/// word there is the command, with the rest as its reason.
+fn as_command(store: &Store, caller: &Caller, intent: Intent, form: Form) -> Result<Intent> {
+    let Intent::Open { objective, .. } = &intent else {
+        return Ok(intent);
+    };
+    if form != Form::Autopilot {
+        return Ok(intent);
+    }
+    let Some((word, rest)) = objective.split_once(char::is_whitespace) else {
+        return Ok(intent);
+    };
+    let command_word = matches!(
+        word.to_ascii_lowercase().as_str(),
+        "pause" | "cancel" | "stop" | "clear" | "off" | "reset"
+    );
+    if !command_word || load_goal(store, caller)?.filter(Goal::is_open).is_none() {
+        return Ok(intent);
+    }
+    Ok(activation::parse_prompt(&format!("/goal {word}: {rest}")))
+}
+
+/// A user command: done only when the host delivered it, answered the way
+/// the host lets a command end there (no model call, no work started).
+fn command(
+    store: &Store,
+    caller: &Caller,
+    payload: &Payload,
+    delivery: &Delivery,
+    prompt: &str,
+    intent: Intent,
+    form: Form,
+) -> Result<(Decision, Option<String>)> {
+    let sp = delivery.spelling();
+    let typed = redact::preview(prompt, 80);
+    let before = load_goal(store, caller)?;
+    let pinned = before.as_ref().map_or("", |g| g.voice.record_key.as_str());
+    let voice = provenance::voice(
+        delivery.host,
+        payload,
+        delivery.origin,
+        &store.config.claude_dirs,
+        pinned,
+    );
+    if let provenance::Voice::Refused(why) = &voice {
+        provenance::note_refused(store, &caller.session_id, &caller.cwd, &typed, why);
+        let note = format!("user command refused: {why}");
+        return Ok((Decision::default(), Some(note)));
+    }
+    let consumed = consumes(&intent);
+    let ran = run_intent(store, caller, prompt, intent, sp);
+    goals::note_user_prompt(store, caller, prompt);
+    let (mut decision, note) = match ran {
+        Ok(out) => out,
+        // A /goal command that could not be done says why where the user reads it.
+        Err(e) => {
+            let text = format!("{} {}: {}", messages::VOICE, sp.control, e.message);
+            let decision = Decision {
+                context: Some(text.clone()),
+                system_message: Some(text),
+                ..Decision::default()
+            };
+            return Ok((decision, None));
+        }
+    };
+    let pending = provenance::pending(&typed, prompt, &voice, before);
+    let nonce = pending.as_ref().map(|p| p.nonce.clone());
+    if let Some(pending) = pending {
+        goals::attach_pending(store, caller, pending)?;
+    }
+    if consumed {
+        let text = decision.context.take().unwrap_or_default();
+        let text = match nonce {
+            Some(n) => format!("{text} (ref {n})"),
+            None => text,
+        };
+        match (delivery.host, form) {
+            // Copilot CLI has already put its autopilot on the command's
+            // words: the model is told there is nothing to do but end it.
+            (Host::CopilotCli | Host::CopilotSdk, Form::Autopilot) => {
+                decision.modify_prompt = Some(messages::autopilot_consumed(&text, sp));
+            }
+            _ => decision.consume = Some(text),
+        }
+    }
+    if delivery.host == Host::Claude
+        && delivery.origin.route == Route::Plugin
+        && form == Form::Typed
+    {
+        if let Some(notice) = builtin_goal_notice(prompt, sp) {
+            decision.system_message = Some(match decision.system_message.take() {
+                Some(msg) => format!("{notice}\n{msg}"),
+                None => notice,
+            });
+        }
+    }
+    Ok((decision, note))
+}
+
+/// Commands the goal system answers itself: the model is not called.
+fn consumes(intent: &Intent) -> bool {
+    matches!(
+        intent,
+        Intent::Cancel { .. } | Intent::Pause { .. } | Intent::Budget { .. }
+    )
+}
+
+/// On Claude Code's plugin route a bare `/goal …` also reaches Claude's own
+/// built-in `/goal`, which sets a goal of its own: the user hears of it at once.
+fn builtin_goal_notice(prompt: &str, sp: Spelling) -> Option<String> {
+    let bare = prompt.trim_start();
+    let bare = bare.strip_prefix("/goal")?;
+    (bare.is_empty() || bare.starts_with(char::is_whitespace)).then(|| {
+        format!(
+            "{} Claude Code's own /goal also took this and set a goal of its own beside the goal system's: type /goal clear to remove Claude's. With the goal-system plugin, type {} … for the goal system.",
+            messages::VOICE,
+            sp.control
+        )
+    })
 }
 
 fn run_intent(
@@ -54,6 +201,7 @@ fn run_intent(
     caller: &Caller,
     prompt: &str,
     intent: Intent,
+    sp: Spelling,
 ) -> Result<(Decision, Option<String>)> {
     match intent {
         Intent::Open { objective, kind } => {
@@ -101,7 +249,8 @@ fn run_intent(
             ))
         }
         Intent::Cancel { reason } => {
-            let reason = reason.unwrap_or_else(|| "cancelled by the user with /goal cancel".into());
+            let reason = reason
+                .unwrap_or_else(|| format!("cancelled by the user with {}", sp.cmd("cancel")));
             let closed = goals::close(
                 store,
                 caller,
@@ -109,20 +258,30 @@ fn run_intent(
             )?;
             Ok((
                 context(format!(
-                    "[goal-system] The user cancelled goal {}.",
+                    "{} Goal {} cancelled by the user. Nothing more is held for it.",
+                    messages::VOICE,
                     closed.goal.id
                 )),
                 None,
             ))
         }
         Intent::Pause { reason } => {
-            let reason = reason.unwrap_or_else(|| "paused by the user with /goal pause".into());
+            let reason =
+                reason.unwrap_or_else(|| format!("paused by the user with {}", sp.cmd("pause")));
             let upd = goals::update(
                 store,
                 caller,
                 &json!({"status": "paused", "statusReason": reason}),
             )?;
-            Ok((context(format!("[goal-system] The user paused goal {}. Do not continue it until the user resumes it with /goal resume.", upd.goal.id)), None))
+            Ok((
+                context(format!(
+                    "{} Goal {} paused by the user: no stop is held and nothing is continued until the user types {}.",
+                    messages::VOICE,
+                    upd.goal.id,
+                    sp.cmd("resume")
+                )),
+                None,
+            ))
         }
         Intent::Budget {
             tokens,
@@ -144,14 +303,7 @@ fn run_intent(
                 upd.goal.status_label(),
                 messages::usage_line(&upd.goal)
             );
-            Ok((
-                Decision {
-                    context: Some(text.clone()),
-                    system_message: Some(text),
-                    ..Decision::default()
-                },
-                None,
-            ))
+            Ok((context(text), None))
         }
         Intent::None => {
             let Some(goal) = load_goal(store, caller)? else {

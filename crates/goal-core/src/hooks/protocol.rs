@@ -106,6 +106,11 @@ pub struct Decision {
     pub context: Option<String>,
     /// A message for the user.
     pub system_message: Option<String>,
+    /// A user command the goal system handled itself: the prompt goes no
+    /// further (no model call), and the user sees this text.
+    pub consume: Option<String>,
+    /// What the model gets instead of the prompt (Copilot CLI).
+    pub modify_prompt: Option<String>,
 }
 
 /// The process-level answer: what to print and how to exit.
@@ -138,6 +143,8 @@ pub struct Payload {
     pub transcript_path: String,
     /// Why the agent stopped (Copilot CLI's `stopReason`), when given.
     pub stop_reason: String,
+    /// The host's id of a prompt (Claude Code's `prompt_id`).
+    pub prompt_id: String,
 }
 
 fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
@@ -230,6 +237,9 @@ pub fn read_payload(value: &Value) -> Payload {
         )
         .unwrap_or("")
         .to_string(),
+        prompt_id: str_field(obj, &["prompt_id", "promptId"])
+            .unwrap_or("")
+            .to_string(),
     }
 }
 
@@ -731,6 +741,14 @@ pub fn render(host: Host, event: Event, decision: Decision, note: Option<String>
             if let Some(msg) = &decision.system_message {
                 out.insert("systemMessage".into(), json!(msg));
             }
+            if let Some(text) = &decision.consume {
+                // Answered for the user with no model call (seen in 1.0.102).
+                out.insert("handled".into(), json!(true));
+                out.insert("responseContent".into(), json!(text));
+            }
+            if let Some(prompt) = &decision.modify_prompt {
+                out.insert("modifiedPrompt".into(), json!(prompt));
+            }
         }
         Host::VsCode | Host::Claude => {
             let mut specific = Map::new();
@@ -740,6 +758,15 @@ pub fn render(host: Host, event: Event, decision: Decision, note: Option<String>
             }
             if let Some(ctx) = &decision.context {
                 specific.insert("additionalContext".into(), json!(ctx));
+            }
+            if let (Some(text), Host::Claude) = (&decision.consume, host) {
+                // UserPromptSubmit's block: no model call, the reason shown.
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(text));
+            } else if let Some(text) = &decision.consume {
+                // VS Code: the prompt cannot be held back; the user is told.
+                specific.insert("additionalContext".into(), json!(text));
+                out.insert("systemMessage".into(), json!(text));
             }
             if let Some(reason) = &decision.block {
                 if host == Host::Claude {

@@ -1,7 +1,7 @@
 //! Stop control: a stop is blocked while the goal is open, with a directive
 //! naming the next remaining item, until the loop guard lets it through.
 
-use super::{is_interrupt, note_warnings, usage_report, Decision, Host, Payload};
+use super::{is_interrupt, note_warnings, usage_report, Decision, Delivery, Payload};
 use crate::error::Result;
 use crate::goals::{self, Attempt, Caller, Stopped, MAX_BLOCKED_STOPS};
 use crate::messages;
@@ -19,18 +19,19 @@ pub(super) fn released(goal: &Goal) -> Decision {
 /// pauses, a crossed budget steers once, or the loop guard holds the stop.
 pub(super) fn on_stop(
     store: &Store,
-    host: Host,
+    delivery: &Delivery,
     caller: &Caller,
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
-    let usage = usage_report(store, host, payload, 1, false);
+    let sp = delivery.spelling();
+    let usage = usage_report(store, delivery.host, payload, 1, false);
     let interrupted = is_interrupt(&payload.stop_reason);
     let (stopped, warnings) = goals::stop(store, caller, &usage, interrupted)?;
     note_warnings(warnings);
     let attempt = match stopped {
         Stopped::NotWorking => return Ok((Decision::default(), None)),
         Stopped::Paused(goal) => {
-            let note = messages::paused_by_interrupt(&goal);
+            let note = messages::paused_by_interrupt(&goal, sp);
             return Ok((
                 Decision {
                     system_message: Some(note.clone()),
@@ -71,10 +72,14 @@ pub(super) fn on_stop(
         }
         Attempt::Held(goal) => (
             Decision {
-                block: Some(messages::continuation_directive(
-                    &goal,
-                    goal.stop_guard.blocked_stops.max(1),
-                    MAX_BLOCKED_STOPS,
+                block: Some(format!(
+                    "{}\n{}",
+                    messages::continuation_directive(
+                        &goal,
+                        goal.stop_guard.blocked_stops.max(1),
+                        MAX_BLOCKED_STOPS,
+                    ),
+                    messages::user_controls(sp)
                 )),
                 ..Decision::default()
             },

@@ -36,6 +36,10 @@ pub struct StoreConfig {
     pub lock_timeout: Duration,
     /// Size above which the audit and fault logs rotate.
     pub audit_max_bytes: u64,
+    /// Where Claude Code keeps its configuration and transcripts
+    /// (`<home>/.claude`, `CLAUDE_CONFIG_DIR`): a transcript named in a hook
+    /// payload is read only from there.
+    pub claude_dirs: Vec<PathBuf>,
 }
 
 impl StoreConfig {
@@ -46,6 +50,7 @@ impl StoreConfig {
             root: root.into(),
             lock_timeout: DEFAULT_LOCK_TIMEOUT,
             audit_max_bytes: DEFAULT_AUDIT_MAX_BYTES,
+            claude_dirs: home_dir().map(|h| h.join(".claude")).into_iter().collect(),
         }
     }
 
@@ -109,6 +114,11 @@ impl StoreConfig {
         let number = |name: &str| -> Option<u64> {
             get(name).and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
         };
+        let claude_dirs = home_from(get)
+            .map(|h| h.join(".claude"))
+            .into_iter()
+            .chain(get("CLAUDE_CONFIG_DIR").map(PathBuf::from))
+            .collect();
         Ok(StoreConfig {
             session_state,
             root,
@@ -118,6 +128,7 @@ impl StoreConfig {
             audit_max_bytes: number("GOAL_SYSTEM_AUDIT_MAX_BYTES")
                 .filter(|n| *n > 0)
                 .unwrap_or(DEFAULT_AUDIT_MAX_BYTES),
+            claude_dirs,
         })
     }
 }

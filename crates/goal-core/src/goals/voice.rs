@@ -1,0 +1,55 @@
+//! The user's voice on the goal: a command waiting for the host's record
+//! (see `provenance`), and the user's interrupts read from that record.
+
+use std::path::Path;
+
+use super::{pause, save_if, Caller};
+use crate::error::Result;
+use crate::provenance::records;
+use crate::record::{Goal, PendingCommand};
+use crate::store::{Change, Store};
+
+/// Attach `pending` to the session's goal as the command left it.
+pub fn attach_pending(store: &Store, caller: &Caller, pending: PendingCommand) -> Result<()> {
+    store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current else {
+            return Ok((Change::None, ()));
+        };
+        goal.voice.pending = Some(Box::new(pending));
+        Ok((Change::Save(goal), ()))
+    })?;
+    Ok(())
+}
+
+/// Read the host's record of the session (`record`) past where it was read
+/// last: an interrupt by the user pauses a working goal (seed 004: an
+/// interrupt pauses; only the user resumes). The goal keeps the first record
+/// it meets (its key also pins which transcript speaks for the session, see
+/// `provenance::voice`), and reads it from its end then. Returns the goal
+/// when it was paused now.
+pub fn note_interrupt(store: &Store, caller: &Caller, record: &Path) -> Result<Option<Goal>> {
+    let key = crate::redact::fingerprint(&record.to_string_lossy());
+    let (paused, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current.filter(Goal::is_open) else {
+            return Ok((Change::None, None));
+        };
+        if goal.voice.record_key.is_empty() {
+            goal.voice.record_key = key.clone();
+            goal.voice.record_offset = records::end_of(record);
+            return Ok((Change::Save(goal), None));
+        }
+        if goal.voice.record_key != key {
+            // Not this session's record: read nothing from it.
+            return Ok((Change::None, None));
+        }
+        let (found, end) = records::interrupt(record, goal.voice.record_offset);
+        let moved = end != goal.voice.record_offset;
+        goal.voice.record_offset = end;
+        if found && goal.is_working() {
+            pause(&mut goal);
+            return Ok((Change::Save(goal.clone()), Some(goal)));
+        }
+        Ok((save_if(moved, &goal), None))
+    })?;
+    Ok(paused)
+}

@@ -1,0 +1,412 @@
+//! Only the user speaks as the user. A prompt hook's payload could have been
+//! written by anyone who can run the hook command, the agent's own shell
+//! included; a user command (open, replace, cancel, pause, resume, budget)
+//! takes effect only when the host really delivered it. Per host:
+//!
+//! - Copilot CLI: the hook's process chain (`process`): the host runs its
+//!   hooks in its own session, its shell tool never. Decided at once.
+//! - Copilot CLI's SDK extension: the calling process must be the host's
+//!   extension process, right under the host, in its session.
+//! - Claude Code: the chain filters (the Bash tool can take a hook's shape
+//!   with `exec`), and the transcript decides: the command takes effect at
+//!   once but stays pending until, at the session's next hook event, the
+//!   transcript holds the user's record of that prompt (or of our hook
+//!   blocking it). A command the transcript does not confirm is rolled back,
+//!   and the user is told.
+//! - VS Code Copilot Chat: no signal could be checked in the real host; the
+//!   payload is taken as it comes (the README says so).
+//!
+//! Everywhere: a host that runs inside another host's shell (the agent
+//! running the host itself) does not speak for the user.
+
+pub mod process;
+pub mod records;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::clock;
+use crate::hooks::{Host, Payload};
+use crate::record::{Goal, PendingCommand, RefusedCommand};
+use crate::redact;
+use crate::store::{Change, Store};
+use process::{HostProc, Proc, Ran};
+use records::Said;
+
+/// How a hook was installed: decides how the user types the commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Route {
+    /// `goal-system install` (user-level hooks, command file, skill).
+    #[default]
+    User,
+    /// The host's plugin.
+    Plugin,
+}
+
+/// Who ran this hook: its process chain (the hook first, read only when a
+/// user command needs it) and install route. The front ends read it from the
+/// running process; a test names one.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    chain: std::sync::OnceLock<Vec<Proc>>,
+    pub route: Route,
+}
+
+impl Origin {
+    /// This process and its ancestors; the route from the hook's environment
+    /// (Claude Code sets `CLAUDE_PLUGIN_ROOT` for a plugin's hooks; the
+    /// product's plugins set `GOAL_SYSTEM_ROUTE=plugin`).
+    pub fn of_this_process() -> Origin {
+        let plugin = std::env::var_os("CLAUDE_PLUGIN_ROOT").is_some_and(|v| !v.is_empty())
+            || std::env::var("GOAL_SYSTEM_ROUTE").is_ok_and(|v| v == "plugin");
+        Origin {
+            chain: std::sync::OnceLock::new(),
+            route: if plugin { Route::Plugin } else { Route::User },
+        }
+    }
+
+    /// The process chain, the hook first.
+    pub fn chain(&self) -> &[Proc] {
+        self.chain
+            .get_or_init(|| process::chain(std::process::id()))
+    }
+
+    /// The same origin on another install route.
+    pub fn on_route(mut self, route: Route) -> Origin {
+        self.route = route;
+        self
+    }
+
+    /// The chain `host` gives its own hooks (for tests and embedders that
+    /// are the host).
+    pub fn host(host: Host) -> Origin {
+        let p = |pid, ppid, sid, exe: &str, argv: &[&str]| Proc {
+            pid,
+            ppid,
+            sid,
+            exe: exe.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+        };
+        let hook = p(30, 20, 10, "goal-hook", &["goal-hook"]);
+        let chain = match host {
+            Host::CopilotCli => vec![
+                hook,
+                p(20, 10, 10, "copilot", &["copilot"]),
+                p(10, 5, 5, "zsh", &["zsh"]),
+            ],
+            Host::CopilotSdk => vec![
+                p(
+                    20,
+                    10,
+                    10,
+                    "copilot",
+                    &["copilot", "extension_bootstrap.mjs"],
+                ),
+                p(10, 5, 5, "copilot", &["copilot"]),
+                p(5, 1, 5, "zsh", &["zsh"]),
+            ],
+            Host::Claude => vec![
+                Proc { sid: 20, ..hook },
+                p(20, 10, 20, "dash", &["/bin/sh", "-c", "goal-hook"]),
+                p(10, 5, 5, "claude", &["claude"]),
+                p(5, 1, 5, "zsh", &["zsh"]),
+            ],
+            Host::VsCode => vec![hook],
+        };
+        Origin {
+            chain: std::sync::OnceLock::from(chain),
+            route: Route::User,
+        }
+    }
+}
+
+/// Whether a user command in a prompt payload may take effect.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Voice {
+    /// The host delivered it: take effect.
+    User,
+    /// Take effect now, confirm in the host's record at the next hook event.
+    Provisional {
+        record: PathBuf,
+        offset: u64,
+        prompt_id: String,
+    },
+    /// Not the user: do nothing, tell the user.
+    Refused(String),
+    /// No signal can be checked for this host (VS Code): take effect.
+    Unchecked,
+}
+
+/// Who spoke in a prompt payload. `dirs`: Claude Code's folders; `pinned`:
+/// the fingerprint of the record the session's goal was confirmed in, when
+/// it has one (a command naming another record is not this session's user).
+pub fn voice(
+    host: Host,
+    payload: &Payload,
+    origin: &Origin,
+    dirs: &[PathBuf],
+    pinned: &str,
+) -> Voice {
+    match host {
+        Host::CopilotCli => match process::judge(origin.chain(), HostProc::Copilot) {
+            Ran::ByHost(_) => Voice::User,
+            Ran::NotByHost(why) => Voice::Refused(why),
+            Ran::Unknown => Voice::Unchecked,
+        },
+        Host::CopilotSdk => extension_voice(origin.chain()),
+        Host::Claude => {
+            if let Ran::NotByHost(why) = process::judge(origin.chain(), HostProc::Claude) {
+                return Voice::Refused(why);
+            }
+            let Some(record) =
+                records::claude_transcript(&payload.transcript_path, &payload.session_id, dirs)
+            else {
+                return Voice::Refused(
+                    "the payload names no transcript of this session where Claude Code keeps them"
+                        .into(),
+                );
+            };
+            if !pinned.is_empty() && redact::fingerprint(&record.to_string_lossy()) != pinned {
+                return Voice::Refused("it names another transcript than this session's".into());
+            }
+            if payload.prompt_id.is_empty() {
+                return Voice::Refused("the payload carries no prompt id".into());
+            }
+            Voice::Provisional {
+                offset: records::end_of(&record),
+                record,
+                prompt_id: payload.prompt_id.clone(),
+            }
+        }
+        Host::VsCode => Voice::Unchecked,
+    }
+}
+
+/// The SDK extension's hooks run in the extension process the host started.
+fn extension_voice(chain: &[Proc]) -> Voice {
+    match chain {
+        [] => Voice::Unchecked,
+        [me, host, ..]
+            if me.host() == Some(HostProc::CopilotExtension)
+                && host.host() == Some(HostProc::Copilot)
+                && me.sid == host.sid
+                && me.sid != me.pid =>
+        {
+            Voice::User
+        }
+        _ => Voice::Refused("it was not called by the host's extension process".into()),
+    }
+}
+
+/// Refusals kept per goal.
+const MAX_REFUSED: usize = 5;
+
+/// Note a refused command in the goal of `session` (when it has one) and the
+/// audit log, so the user sees it in the status line, `goal-system show` and
+/// the report.
+pub fn note_refused(store: &Store, session: &str, cwd: &str, command: &str, why: &str) {
+    let refused = RefusedCommand {
+        at: clock::now_iso(),
+        command: redact::preview(command, 60),
+        why: redact::preview(why, 160),
+    };
+    let _ = store.modify(session, Some(cwd), |current, _| match current {
+        Some(mut goal) => {
+            push_refused(&mut goal, refused.clone());
+            Ok((Change::Save(goal), ()))
+        }
+        None => Ok((Change::None, ())),
+    });
+    store.audit(
+        "command-refused",
+        store.peek_session(session).as_ref(),
+        &format!("{} ({})", refused.command, refused.why),
+    );
+}
+
+fn push_refused(goal: &mut Goal, refused: RefusedCommand) {
+    let list = &mut goal.voice.refused;
+    list.push(refused);
+    let excess = list.len().saturating_sub(MAX_REFUSED);
+    list.drain(..excess);
+}
+
+/// A pending command for a command applied provisionally.
+pub fn pending(
+    command: &str,
+    prompt: &str,
+    voice: &Voice,
+    before: Option<Goal>,
+) -> Option<PendingCommand> {
+    let Voice::Provisional {
+        record,
+        offset,
+        prompt_id,
+    } = voice
+    else {
+        return None;
+    };
+    let before = before.map(|mut g| {
+        g.voice.pending = None;
+        Box::new(g)
+    });
+    Some(PendingCommand {
+        command: redact::preview(command, 60),
+        record: record.to_string_lossy().into_owned(),
+        offset: *offset,
+        prompt_id: prompt_id.clone(),
+        fingerprint: redact::fingerprint(&records::normalize(prompt)),
+        nonce: clock::new_goal_id()
+            .trim_start_matches("goal-")
+            .chars()
+            .take(10)
+            .collect(),
+        at: clock::now_iso(),
+        at_ms: clock::now_ms(),
+        before,
+    })
+}
+
+/// How long a hook waits for the host to write a prompt down: Claude Code
+/// writes it right after the prompt hook returns, and was seen to take up
+/// to ~0.7 s under load.
+pub const CONFIRM_WAIT: Duration = Duration::from_millis(1_500);
+/// A pending command the record never came to decide (the host wrote no
+/// record at all) is taken as the user's after this long.
+const NO_RECORD_GRACE_MS: u64 = 60_000;
+
+/// At a hook event of the session: settle its pending command against the
+/// host's record, waiting up to `wait` for the record to be written. A
+/// confirmed command stays; a refuted one is rolled back and noted. Returns
+/// what the user should hear (a refusal), if anything.
+pub fn settle(store: &Store, session: &str, cwd: &str, wait: Duration) -> Option<String> {
+    let goal = store.peek_session(session)?;
+    let pending = goal.voice.pending.as_deref()?.clone();
+    let path = PathBuf::from(&pending.record);
+    let started = Instant::now();
+    let said = loop {
+        let said = look(&path, &pending);
+        if said != Said::NotYet || started.elapsed() >= wait {
+            break said;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    match said {
+        Said::User => {
+            finish(store, session, cwd, &pending.nonce, None);
+            None
+        }
+        Said::NotUser => {
+            let why = "the host's own record of the conversation does not hold it as your prompt";
+            finish(store, session, cwd, &pending.nonce, Some(why));
+            Some(crate::messages::command_refused(&pending.command, why))
+        }
+        Said::NotYet => None,
+    }
+}
+
+/// What the record says now. A record that vanished, or shrank below where
+/// the command found it, was tampered with: not the user's. One that never
+/// existed (the host keeps none) is taken as the user's after a grace time.
+fn look(path: &Path, pending: &PendingCommand) -> Said {
+    let exists = path.exists();
+    if !exists || records::end_of(path) < pending.offset {
+        if pending.offset > 0 {
+            return Said::NotUser;
+        }
+        return if clock::now_ms().saturating_sub(pending.at_ms) > NO_RECORD_GRACE_MS {
+            Said::User
+        } else {
+            Said::NotYet
+        };
+    }
+    records::claude_prompt(
+        path,
+        pending.offset,
+        &pending.prompt_id,
+        &pending.fingerprint,
+        &pending.nonce,
+    )
+}
+
+/// Clear the pending command `nonce` (still the goal's), rolling its effect
+/// back when `refused` says why.
+fn finish(store: &Store, session: &str, cwd: &str, nonce: &str, refused: Option<&str>) {
+    let _ = store.modify(session, Some(cwd), |current, _| {
+        let Some(mut goal) = current else {
+            return Ok((Change::None, ()));
+        };
+        let Some(pending) = goal.voice.pending.take().filter(|p| p.nonce == nonce) else {
+            return Ok((Change::None, ()));
+        };
+        let Some(why) = refused else {
+            // Confirmed: the session's record is the one it was found in.
+            goal.voice.record_key = redact::fingerprint(&pending.record);
+            return Ok((Change::Save(goal), ()));
+        };
+        let note = RefusedCommand {
+            at: clock::now_iso(),
+            command: pending.command.clone(),
+            why: why.to_string(),
+        };
+        Ok((rollback(goal, *pending, note), ()))
+    });
+    if let Some(why) = refused {
+        store.audit("command-refused", store.peek_session(session).as_ref(), why);
+    }
+}
+
+/// Undo a refused command: the goal it replaced comes back (what the agent
+/// did meanwhile kept in its history and counted as a change to verify), or
+/// a goal it opened is closed as refused.
+fn rollback(current: Goal, pending: PendingCommand, note: RefusedCommand) -> Change {
+    let now = clock::now_iso();
+    match pending.before {
+        Some(before) if before.id == current.id => {
+            let mut back = *before;
+            back.tool_history = current.tool_history.clone();
+            back.budget = current.budget.clone();
+            back.voice = current.voice.clone();
+            mark_unverified(&mut back, &now);
+            push_refused(&mut back, note);
+            Change::Save(back)
+        }
+        Some(before) => {
+            let mut back = *before;
+            back.voice.refused = current.voice.refused.clone();
+            mark_unverified(&mut back, &now);
+            push_refused(&mut back, note);
+            let mut refused_goal = current;
+            refused_goal.completion_status = crate::Status::Cancelled;
+            refused_goal.status_reason =
+                Some("refused: the command did not come from the user".into());
+            refused_goal.closed_at = Some(now);
+            Change::Replace {
+                old: refused_goal,
+                new: back,
+            }
+        }
+        None => {
+            let mut refused_goal = current;
+            push_refused(&mut refused_goal, note);
+            refused_goal.completion_status = crate::Status::Cancelled;
+            refused_goal.status_reason =
+                Some("refused: the /goal that opened it did not come from the user".into());
+            refused_goal.closed_at = Some(now);
+            Change::Save(refused_goal)
+        }
+    }
+}
+
+/// What happened while a refused command stood is not known to be verified.
+fn mark_unverified(goal: &mut Goal, now: &str) {
+    let h = &mut goal.tool_history;
+    h.seq += 1;
+    h.last_change_seq = h.seq;
+    h.last_change = Some(format!("work done while a refused command stood ({now})"));
+    h.code_changes += 1;
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -1,0 +1,434 @@
+//! Who ran this hook: the chain of processes from the hook up to the host,
+//! read from `/proc` (Linux). The hosts start their hooks in a shape the
+//! agent's shell tool cannot take (see `../../../../e2e/NOTES.md` and the
+//! README, "What the agent cannot do"):
+//!
+//! - Copilot CLI runs a hook command as a direct child in its own session;
+//!   its shell tool always runs in a new session, and no process can join an
+//!   existing session. So the hook's topmost process shares the host's
+//!   session without leading it, and its parent is the host itself.
+//! - Claude Code runs a hook as `/bin/sh -c <command>` leading a new session,
+//!   right under the host. Its Bash tool can take that shape with `exec`, so
+//!   for Claude Code this check only filters; the transcript decides
+//!   (`records`).
+//!
+//! Everywhere: a host that runs under another host's shell (the agent running
+//! the host binary itself) does not speak for the user.
+
+/// One process of the chain.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Proc {
+    pub pid: u32,
+    pub ppid: u32,
+    pub sid: u32,
+    /// The file name of its executable (`/proc/<pid>/exe`), lowercased.
+    pub exe: String,
+    pub argv: Vec<String>,
+}
+
+/// Markers of the goal system's own hook plumbing in a process's command line.
+const PLUMBING: [&str; 5] = [
+    "goal-context.sh",
+    "goal-hook",
+    "hook-runner.mjs",
+    "GOAL_SYSTEM_HOOK",
+    "GOAL_SYSTEM_HOME",
+];
+
+/// Shells: a shell between two hosts is the outer host's shell tool.
+const SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "fish", "busybox"];
+
+impl Proc {
+    fn line(&self) -> String {
+        self.argv.join(" ")
+    }
+
+    /// Part of our own hook command: the shell running the hooks-file command,
+    /// `goal-context.sh`, the Node runner, the native hook.
+    pub fn is_plumbing(&self) -> bool {
+        let line = self.line();
+        PLUMBING.iter().any(|m| line.contains(m))
+    }
+
+    fn is_shell(&self) -> bool {
+        SHELLS.contains(&self.exe.as_str())
+    }
+
+    /// Which agent host this process is, by its executable (or, for hosts
+    /// that run as a Node script, the script it runs).
+    pub fn host(&self) -> Option<HostProc> {
+        let script = self.argv.get(1).map(String::as_str).unwrap_or("");
+        let node = self.exe.starts_with("node");
+        match self.exe.as_str() {
+            "copilot" | "copilot.exe" if self.line().contains("extension_bootstrap") => {
+                Some(HostProc::CopilotExtension)
+            }
+            "copilot" | "copilot.exe" => Some(HostProc::Copilot),
+            "claude" | "claude.exe" => Some(HostProc::Claude),
+            "codex" | "codex.exe" => Some(HostProc::Codex),
+            _ if node && script.contains("@github/copilot") && script.ends_with(".js") => {
+                Some(HostProc::Copilot)
+            }
+            _ if node && script.contains("@anthropic-ai/claude-code") => Some(HostProc::Claude),
+            _ if node && script.contains("@google/gemini-cli") => Some(HostProc::Gemini),
+            _ => None,
+        }
+    }
+}
+
+/// An agent host's process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostProc {
+    Copilot,
+    CopilotExtension,
+    Claude,
+    Codex,
+    Gemini,
+}
+
+/// The chain from `pid` up to PID 1 (at most 64 processes). Empty where
+/// `/proc` cannot be read (another system, a sandbox without it).
+pub fn chain(pid: u32) -> Vec<Proc> {
+    let mut out = Vec::new();
+    let mut next = pid;
+    while next > 0 && out.len() < 64 {
+        let Some(p) = read(next) else { break };
+        next = p.ppid;
+        let last = p.pid == 1;
+        out.push(p);
+        if last {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+fn read(pid: u32) -> Option<Proc> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp session ...`: comm may hold spaces and parens.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ppid = fields.get(1)?.parse().ok()?;
+    let sid = fields.get(3)?.parse().ok()?;
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe"))
+        .ok()
+        .and_then(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        })
+        .unwrap_or_default();
+    let argv = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|c| *c == 0)
+                .filter(|a| !a.is_empty())
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Proc {
+        pid,
+        ppid,
+        sid,
+        exe,
+        argv,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read(_pid: u32) -> Option<Proc> {
+    None
+}
+
+/// What the chain says about who ran the hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ran {
+    /// The host ran it, in the shape only the host gives its hooks.
+    ByHost(HostProc),
+    /// Not the host's hook: why, in a few words.
+    NotByHost(String),
+    /// The chain cannot be read here (not Linux).
+    Unknown,
+}
+
+/// Judge `chain` (the hook process first) for a hook of `expected`.
+pub fn judge(chain: &[Proc], expected: HostProc) -> Ran {
+    if chain.is_empty() {
+        return Ran::Unknown;
+    }
+    // The first process that is not our own hook plumbing is who ran it.
+    let Some(k) = chain.iter().position(|p| !p.is_plumbing()) else {
+        return Ran::NotByHost("no process above the hook".into());
+    };
+    if k == 0 {
+        return Ran::NotByHost("the hook is not running as a hook command".into());
+    }
+    let top = &chain[k - 1];
+    let runner = &chain[k];
+    let Some(host) = runner.host() else {
+        return Ran::NotByHost(format!(
+            "it was started by {} rather than the host",
+            if runner.exe.is_empty() {
+                "another process"
+            } else {
+                &runner.exe
+            }
+        ));
+    };
+    if host != expected {
+        return Ran::NotByHost("it was started by another host's process".into());
+    }
+    if runner.ppid <= 1 {
+        return Ran::NotByHost("its host was detached from any terminal".into());
+    }
+    // A host under another host's shell: the agent ran the host binary itself.
+    let above = &chain[k + 1..];
+    if let Some(outer) = above.iter().position(|p| p.host().is_some()) {
+        if above[..outer].iter().any(Proc::is_shell) {
+            return Ran::NotByHost("its host runs inside another agent host's shell".into());
+        }
+    }
+    let shell_c = top.argv.len() >= 3
+        && top.argv[1] == "-c"
+        && top.argv[0].rsplit('/').next().is_some_and(|n| n == "sh");
+    match expected {
+        HostProc::Copilot if top.sid != runner.sid || top.sid == top.pid => {
+            Ran::NotByHost("it does not run in the host's own session".into())
+        }
+        HostProc::Claude if !shell_c || top.sid != top.pid => {
+            Ran::NotByHost("it was not started the way the host starts its hooks".into())
+        }
+        _ => Ran::ByHost(host),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc {
+        Proc {
+            pid,
+            ppid,
+            sid,
+            exe: exe.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    const CMD: &str = "GOAL_SYSTEM_HOOK=\"/x/goal-hook\" sh \"/x/hooks/goal-context.sh\" userPromptSubmitted || echo '{}'";
+
+    fn copilot_real() -> Vec<Proc> {
+        vec![
+            p(
+                40,
+                39,
+                14,
+                "goal-hook",
+                &[
+                    "/x/goal-hook",
+                    "--host",
+                    "copilot-cli",
+                    "userPromptSubmitted",
+                ],
+            ),
+            p(
+                39,
+                38,
+                14,
+                "dash",
+                &["sh", "/x/hooks/goal-context.sh", "userPromptSubmitted"],
+            ),
+            p(38, 14, 14, "bash", &["/bin/bash", "-c", CMD]),
+            p(14, 13, 14, "copilot", &["/o/copilot", "--allow-all"]),
+            p(13, 1, 13, "zsh", &["-zsh"]),
+            p(1, 0, 1, "systemd", &["/sbin/init"]),
+        ]
+    }
+
+    #[test]
+    fn copilots_own_hook_run_is_the_hosts() {
+        assert_eq!(
+            judge(&copilot_real(), HostProc::Copilot),
+            Ran::ByHost(HostProc::Copilot)
+        );
+        assert_eq!(judge(&[], HostProc::Copilot), Ran::Unknown);
+    }
+
+    #[test]
+    fn forgeries_from_copilots_shell_tool_are_not() {
+        let tool = p(30, 14, 30, "bash", &["/bin/bash", "--norc", "--noprofile"]);
+        let host = p(14, 13, 14, "copilot", &["/o/copilot"]);
+        let init = p(1, 0, 1, "systemd", &["/sbin/init"]);
+        let hook = |ppid| {
+            p(
+                41,
+                ppid,
+                30,
+                "goal-hook",
+                &[
+                    "/x/goal-hook",
+                    "--host",
+                    "copilot-cli",
+                    "userPromptSubmitted",
+                ],
+            )
+        };
+        let script = |pid, ppid, sid| {
+            p(
+                pid,
+                ppid,
+                sid,
+                "dash",
+                &["sh", "/x/hooks/goal-context.sh", "userPromptSubmitted"],
+            )
+        };
+        // echo payload | sh goal-context.sh ...
+        let piped = vec![
+            hook(31),
+            script(31, 30, 30),
+            tool.clone(),
+            host.clone(),
+            init.clone(),
+        ];
+        // exec sh goal-context.sh: right under the host, but leading the tool's session
+        let exec = vec![hook(30), script(30, 14, 30), host.clone(), init.clone()];
+        // exec goal-hook itself
+        let exec_hook = vec![
+            p(
+                30,
+                14,
+                30,
+                "goal-hook",
+                &["/x/goal-hook", "--host", "copilot-cli", "x"],
+            ),
+            host.clone(),
+            init.clone(),
+        ];
+        // setsid/nohup/double fork: reparented to PID 1
+        let orphan = vec![hook(31), script(31, 1, 31), init.clone()];
+        // the exact hooks-file command under the tool shell
+        let bash_c = vec![
+            hook(32),
+            script(32, 31, 30),
+            p(31, 30, 30, "bash", &["/bin/bash", "-c", CMD]),
+            tool.clone(),
+            host.clone(),
+            init.clone(),
+        ];
+        // the host binary run by the agent on the same session (nested)
+        let nested = vec![
+            hook(52),
+            script(52, 51, 50),
+            p(51, 50, 50, "bash", &["/bin/bash", "-c", CMD]),
+            p(
+                50,
+                30,
+                50,
+                "copilot",
+                &["/o/copilot", "-p", "/goal cancel", "--resume", "s"],
+            ),
+            tool.clone(),
+            host.clone(),
+            init.clone(),
+        ];
+        // a copy of a shell named like the host, detached
+        let fake = vec![
+            hook(61),
+            script(61, 60, 60),
+            p(60, 1, 60, "copilot", &["/tmp/copilot", "-c", "x"]),
+            init.clone(),
+        ];
+        // the extension process
+        let ext = vec![
+            hook(71),
+            script(71, 70, 14),
+            p(
+                70,
+                14,
+                14,
+                "copilot",
+                &["/o/copilot", "/o/preloads/extension_bootstrap.mjs"],
+            ),
+            host.clone(),
+            init,
+        ];
+        for (name, chain) in [
+            ("pipe", piped),
+            ("exec", exec),
+            ("exec hook", exec_hook),
+            ("orphan", orphan),
+            ("bash -c", bash_c),
+            ("nested", nested),
+            ("fake", fake),
+            ("extension", ext),
+        ] {
+            assert!(
+                matches!(judge(&chain, HostProc::Copilot), Ran::NotByHost(_)),
+                "{name}: {:?}",
+                judge(&chain, HostProc::Copilot)
+            );
+        }
+    }
+
+    #[test]
+    fn claudes_hook_shape_is_checked() {
+        let real = vec![
+            p(
+                62,
+                61,
+                61,
+                "goal-hook",
+                &["/x/goal-hook", "--host", "claude", "UserPromptSubmit"],
+            ),
+            p(
+                61,
+                14,
+                61,
+                "dash",
+                &[
+                    "/bin/sh",
+                    "-c",
+                    "o=$(\"/x/goal-hook\" --host claude UserPromptSubmit) && printf '%s\\n' \"$o\"",
+                ],
+            ),
+            p(14, 13, 13, "claude", &["/o/claude"]),
+            p(13, 1, 13, "bash", &["-bash"]),
+        ];
+        assert_eq!(
+            judge(&real, HostProc::Claude),
+            Ran::ByHost(HostProc::Claude)
+        );
+        // Under the Bash tool's shell: not the host's.
+        let mut piped = real.clone();
+        piped[1].ppid = 90;
+        piped.insert(
+            2,
+            p(
+                90,
+                14,
+                90,
+                "bash",
+                &["/bin/bash", "-c", "source snap && eval 'x'"],
+            ),
+        );
+        assert!(matches!(judge(&piped, HostProc::Claude), Ran::NotByHost(_)));
+        // A Copilot-shaped chain is not Claude's.
+        assert!(matches!(
+            judge(&copilot_real(), HostProc::Claude),
+            Ran::NotByHost(_)
+        ));
+    }
+
+    #[test]
+    fn this_process_chain_is_readable_on_linux() {
+        let me = chain(std::process::id());
+        if cfg!(target_os = "linux") {
+            assert_eq!(me[0].pid, std::process::id());
+            assert!(!me[0].exe.is_empty() && me.len() >= 2);
+            assert!(matches!(judge(&me, HostProc::Claude), Ran::NotByHost(_)));
+        } else {
+            assert!(me.is_empty());
+        }
+    }
+}

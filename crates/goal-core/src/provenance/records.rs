@@ -1,0 +1,332 @@
+//! The hosts' own records of a session, read from a byte offset on: Claude
+//! Code's transcript (`transcript_path`, JSONL) and Copilot CLI's
+//! `events.jsonl`. Only the host writes them (the guard denies the agent's
+//! writes), so what they hold is what the host really did: the user's own
+//! prompts, and the user's interrupts.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::redact;
+
+/// Most bytes read past an offset in one go.
+const MAX_READ: u64 = 8 << 20;
+
+/// The size of a record file now (0 when it does not exist yet).
+pub fn end_of(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// The complete lines of `path` from `offset`, and the offset after them.
+fn lines_from(path: &Path, offset: u64) -> Option<(Vec<Value>, u64)> {
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    // A file that shrank was rewritten: read it from its start.
+    let start = if offset > len { 0 } else { offset };
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_READ).read_to_end(&mut bytes).ok()?;
+    let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let lines = bytes[..whole]
+        .split(|b| *b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .collect();
+    Some((lines, start + whole as u64))
+}
+
+/// Where Claude Code keeps a session's transcript: `<config>/projects/<project>/<session>.jsonl`.
+/// A payload's `transcript_path` is taken only in that shape, under one of
+/// Claude Code's folders (`StoreConfig::claude_dirs`).
+pub fn claude_transcript(path: &str, session: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let path = Path::new(path);
+    if path
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return None;
+    }
+    if path.file_name()?.to_str()? != format!("{session}.jsonl") {
+        return None;
+    }
+    let projects = path.parent()?.parent()?;
+    if projects.file_name()?.to_str()? != "projects" {
+        return None;
+    }
+    let config = projects.parent()?;
+    dirs.iter().any(|k| k == config).then(|| path.to_path_buf())
+}
+
+/// What a transcript says about a prompt the hook saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    /// The host recorded it as the user's (or as blocked by our own hook).
+    User,
+    /// The host went on (the model answered) without recording it.
+    NotUser,
+    /// Not yet decided: nothing after the prompt was written yet.
+    NotYet,
+}
+
+/// Does Claude Code's transcript, past `offset`, hold the user prompt whose
+/// payload carried `prompt_id` and whose text has `fingerprint`, or the record
+/// of our hook blocking it (its reason carries `nonce`)?
+pub fn claude_prompt(
+    path: &Path,
+    offset: u64,
+    prompt_id: &str,
+    fingerprint: &str,
+    nonce: &str,
+) -> Said {
+    let Some((lines, _)) = lines_from(path, offset) else {
+        return Said::NotYet;
+    };
+    for line in &lines {
+        let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "user" if is_users_prompt(line, prompt_id, fingerprint) => return Said::User,
+            "system" if blocked_by_us(line, nonce) => return Said::User,
+            "attachment" if queued_by_user(line, fingerprint) => return Said::User,
+            // The model answered after the prompt: its record would be before.
+            "assistant" => return Said::NotUser,
+            _ => {}
+        }
+    }
+    Said::NotYet
+}
+
+fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
+    let id = line.get("promptId").and_then(Value::as_str);
+    let meta = line.get("isMeta").and_then(Value::as_bool) == Some(true);
+    let tool = line.get("toolUseResult").is_some();
+    let origin = line
+        .get("origin")
+        .and_then(|o| o.get("kind"))
+        .and_then(Value::as_str);
+    if id != Some(prompt_id) || meta || tool || origin.is_some_and(|k| k != "human") {
+        return false;
+    }
+    let text = message_text(line.get("message"));
+    texts_of(&text).any(|t| redact::fingerprint(&t) == fingerprint)
+}
+
+fn blocked_by_us(line: &Value, nonce: &str) -> bool {
+    let ending = line.get("promptSubmitEnding").and_then(|e| e.get("ending"));
+    ending.and_then(|e| e.get("kind")).and_then(Value::as_str) == Some("blocked_by_hook")
+        && ending
+            .and_then(|e| e.get("reason"))
+            .and_then(Value::as_str)
+            .is_some_and(|r| !nonce.is_empty() && r.contains(nonce))
+}
+
+fn queued_by_user(line: &Value, fingerprint: &str) -> bool {
+    let a = line.get("attachment").unwrap_or(line);
+    a.get("type").and_then(Value::as_str) == Some("queued_command")
+        && a.get("origin")
+            .and_then(|o| o.get("kind"))
+            .and_then(Value::as_str)
+            == Some("human")
+        && a.get("prompt")
+            .and_then(Value::as_str)
+            .is_some_and(|p| redact::fingerprint(&normalize(p)) == fingerprint)
+}
+
+/// The text of a message: a string, or its text blocks joined.
+fn message_text(message: Option<&Value>) -> String {
+    match message.and_then(|m| m.get("content")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The prompt a record stands for: its text, and for a command Claude Code
+/// expanded (`<command-name>/goal</command-name>…<command-args>X</command-args>`)
+/// the command as typed (`/goal X`). Normalized as [`normalize`].
+fn texts_of(text: &str) -> impl Iterator<Item = String> {
+    let tag = |name: &str| {
+        let open = format!("<{name}>");
+        let close = format!("</{name}>");
+        let start = text.find(&open)? + open.len();
+        let end = text[start..].find(&close)? + start;
+        Some(text[start..end].to_string())
+    };
+    let typed = tag("command-name").map(|name| {
+        let args = tag("command-args").unwrap_or_default();
+        normalize(&format!("{name} {args}"))
+    });
+    std::iter::once(normalize(text)).chain(typed)
+}
+
+/// Whitespace collapsed and trimmed: how prompts are compared.
+pub fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An interrupt the host recorded past `offset`, and the offset after what
+/// was read. Claude Code: a user record `[Request interrupted by user…]`
+/// with `interruptedMessageId`; Copilot CLI: `abort` with reason `user_abort`.
+pub fn interrupt(path: &Path, offset: u64) -> (bool, u64) {
+    let Some((lines, end)) = lines_from(path, offset) else {
+        return (false, offset);
+    };
+    let found = lines.iter().any(|line| {
+        let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "user" => {
+                line.get("interruptedMessageId").is_some()
+                    || message_text(line.get("message")).starts_with("[Request interrupted by user")
+            }
+            "abort" => {
+                line.get("data")
+                    .and_then(|d| d.get("reason"))
+                    .and_then(Value::as_str)
+                    == Some("user_abort")
+            }
+            _ => false,
+        }
+    });
+    (found, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::TempDir;
+    use serde_json::json;
+
+    fn write(dir: &TempDir, lines: &[Value]) -> PathBuf {
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        dir.write("t.jsonl", &body)
+    }
+
+    fn fp(text: &str) -> String {
+        redact::fingerprint(&normalize(text))
+    }
+
+    #[test]
+    fn the_users_prompt_is_found_by_its_id_and_text_past_the_offset() {
+        let dir = TempDir::new("records");
+        let old = json!({"type": "user", "promptId": "p0", "message": {"content": "/goal cancel"}});
+        let path = write(&dir, std::slice::from_ref(&old));
+        let offset = end_of(&path);
+        assert_eq!(
+            claude_prompt(&path, offset, "p0", &fp("/goal cancel"), "n"),
+            Said::NotYet,
+            "an old record is not a new prompt"
+        );
+        let user = json!({"type": "user", "promptId": "p1", "origin": {"kind": "human"}, "promptSource": "typed",
+            "message": {"role": "user", "content": "<command-message>goal</command-message>\n<command-name>/goal</command-name>\n<command-args>cancel: r</command-args>"}});
+        write(&dir, &[old.clone(), user]);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal cancel: r"), "n"),
+            Said::User
+        );
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal cancel"), "n"),
+            Said::NotYet,
+            "other text"
+        );
+        assert_eq!(
+            claude_prompt(&path, offset, "p2", &fp("/goal cancel: r"), "n"),
+            Said::NotYet,
+            "other id"
+        );
+    }
+
+    #[test]
+    fn tool_results_meta_and_other_origins_are_not_the_user_and_an_answer_settles_it() {
+        let dir = TempDir::new("records-not");
+        let fake = [
+            json!({"type": "user", "promptId": "p1", "toolUseResult": "x", "message": {"content": [{"type": "text", "text": "/goal cancel"}]}}),
+            json!({"type": "user", "promptId": "p1", "isMeta": true, "message": {"content": "/goal cancel"}}),
+            json!({"type": "user", "promptId": "p1", "origin": {"kind": "task-notification"}, "message": {"content": "/goal cancel"}}),
+        ];
+        let path = write(&dir, &fake);
+        assert_eq!(
+            claude_prompt(&path, 0, "p1", &fp("/goal cancel"), "n"),
+            Said::NotYet
+        );
+        let mut lines = fake.to_vec();
+        lines.push(json!({"type": "assistant", "message": {"content": []}}));
+        write(&dir, &lines);
+        assert_eq!(
+            claude_prompt(&path, 0, "p1", &fp("/goal cancel"), "n"),
+            Said::NotUser
+        );
+    }
+
+    #[test]
+    fn a_prompt_our_hook_blocked_is_known_by_the_nonce_in_its_reason() {
+        let dir = TempDir::new("records-block");
+        let blocked = json!({"type": "system", "subtype": "informational",
+            "content": "UserPromptSubmit operation blocked by hook:\n[goal-system] Goal cancelled. #n-42\n\nOriginal prompt: /goal cancel",
+            "promptSubmitEnding": {"ending": {"kind": "blocked_by_hook", "reason": "[goal-system] Goal cancelled. #n-42"}, "promptKept": false}});
+        let path = write(&dir, &[blocked]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
+            Said::User
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-43"),
+            Said::NotYet
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), ""),
+            Said::NotYet
+        );
+    }
+
+    #[test]
+    fn interrupts_of_either_host_are_found_once() {
+        let dir = TempDir::new("records-int");
+        let path = write(
+            &dir,
+            &[json!({"type": "user", "interruptedMessageId": "m1",
+            "message": {"content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}})],
+        );
+        let (found, end) = interrupt(&path, 0);
+        assert!(found);
+        assert_eq!(interrupt(&path, end), (false, end));
+        let path = write(
+            &dir,
+            &[
+                json!({"type": "assistant.turn_start"}),
+                json!({"type": "abort", "data": {"reason": "user_abort"}}),
+            ],
+        );
+        assert!(interrupt(&path, 0).0);
+    }
+
+    #[test]
+    fn only_claudes_own_transcript_place_is_read() {
+        let home = PathBuf::from("/home/u");
+        let dirs = [home.join(".claude")];
+        let good = home.join(".claude/projects/-w-p/s1.jsonl");
+        assert_eq!(
+            claude_transcript(good.to_str().unwrap(), "s1", &dirs),
+            Some(good.clone())
+        );
+        for bad in [
+            "/tmp/fake/projects/x/s1.jsonl".to_string(),
+            home.join(".claude/projects/-w-p/s2.jsonl")
+                .to_string_lossy()
+                .into_owned(),
+            home.join(".claude/projects/../projects/x/s1.jsonl")
+                .to_string_lossy()
+                .into_owned(),
+            home.join(".claude/other/x/s1.jsonl")
+                .to_string_lossy()
+                .into_owned(),
+        ] {
+            assert_eq!(claude_transcript(&bad, "s1", &dirs), None, "{bad}");
+        }
+    }
+}
