@@ -87,7 +87,7 @@ Files, user level:
                ~/.copilot/settings.json                 "experimental": true (needed to load the extension)
                ~/.copilot/mcp-config.json               mcpServers.goalSystem, only with --copilot-mcp
                                                         (the extension offers the tools already)
-               ~/.copilot/skills/goal/SKILL.md          the "goal" skill
+               ~/.copilot/skills/goal-system/SKILL.md   the "goal-system" skill (/goal-system pause, ...)
   VS Code      <user folder>/mcp.json                   servers.goalSystem
                <user folder>/prompts/goal-system.agent.md
                (<user folder>: ~/.config/Code/User on Linux, ~/Library/Application Support/Code/User

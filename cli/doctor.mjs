@@ -252,6 +252,11 @@ function checkWiring(host, scope, env, ok, fail) {
     return fail(area, err.message, 'reinstall the package (or restore the clone)')
   }
   for (const target of built.targets) {
+    if (target.kind === 'retired') {
+      const text = readTextOrNull(target.file)
+      if (text?.includes(TEXT_MARKER)) fail(area, `${target.file}: an earlier release's file, no longer used`, fix)
+      continue
+    }
     const problems = target.kind === 'json' ? jsonProblems(target) : textProblems(target)
     for (const req of target.requires) {
       if (!fs.existsSync(req)) problems.push(`it runs ${req}, which is missing from the package`)

@@ -294,6 +294,12 @@ export function makePlan(mode, targets, manifestFile, stamp) {
 }
 
 function planTarget(mode, target, text, record) {
+  // A file an earlier release wrote at a place this one no longer uses: removed when it is ours.
+  if (target.kind === 'retired') {
+    if (text === null) return { action: 'absent', record: null }
+    if (!text.includes(TEXT_MARKER)) return { action: 'skip', record: null, detail: 'not written by goal-system: left in place' }
+    return { action: 'remove', record: null, dirs: record?.createdDirs ?? [] }
+  }
   if (mode === 'install')
     return target.kind === 'json' ? installJson(target, text, record) : installText(target, text, record)
   return target.kind === 'json' ? uninstallJson(target, text, record) : uninstallText(target, text, record)

@@ -299,10 +299,16 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       content: extensionShim(pkg),
       requires: [path.join(pkg, EXTENSION)],
     })
-    add('copilot-cli', path.join(loc.copilotHome, 'skills', 'goal', 'SKILL.md'), {
+    // Copilot CLI keeps `/goal` for its autopilot: the user types the goal
+    // system's commands as this skill, `/goal-system pause`.
+    add('copilot-cli', path.join(loc.copilotHome, 'skills', 'goal-system', 'SKILL.md'), {
       kind: 'text',
-      label: 'Copilot CLI skill "goal" (a copy of skills/goal/SKILL.md)',
-      content: markdownCopy(pkg, 'skills/goal/SKILL.md'),
+      label: 'Copilot CLI skill "goal-system" (skills/goal/SKILL.md, typed /goal-system <command>)',
+      content: markdownCopy(pkg, 'skills/goal/SKILL.md', (text) => text.replace(/^name: goal$/m, 'name: goal-system')),
+    })
+    add('copilot-cli', path.join(loc.copilotHome, 'skills', 'goal', 'SKILL.md'), {
+      kind: 'retired',
+      label: 'Copilot CLI skill "goal" of an earlier release (typed /goal, Copilot CLI ran its autopilot instead)',
     })
     if (project)
       notes.push(`Copilot CLI is installed at user level (${loc.copilotHome}); --project does not apply to it.`)

@@ -614,7 +614,8 @@ Never changes state. Use it after a resume, a compaction or a stop directive bef
         "goal_system_update" => format!(
             "Record progress and evidence after meaningful work (it also resets drift: after {WARN_AT}-{} non-goal tool calls the hooks warn, from {DENY_AT} they deny the next one until you update). \
 Durable lists append with de-duplication; remaining and blockers REPLACE the queue when given. After inspecting a draft goal, set status \"active\" with requirements, \
-scope, remaining and inspectionEvidence. Record only evidence you have checked yourself. Status \"blocked\" (with the exact statusReason) pauses the goal, resumable.",
+scope, remaining and inspectionEvidence. Record only evidence you have checked yourself. You cannot pause the goal (status paused or blocked here is the user's): \
+if you truly cannot go on, close it with goal_system_close status blocked and the exact blocker; the user is told.",
             DENY_AT - 1
         ),
         "goal_system_close" => format!(

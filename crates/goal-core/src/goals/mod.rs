@@ -175,9 +175,13 @@ fn authorize_fields(
     }
     let wanted = status.and_then(Status::parse);
     let current = goal.map(|g| g.completion_status);
-    let pausing = wanted == Some(Status::Paused);
-    let resuming = matches!(current, Some(Status::Paused | Status::BudgetLimited))
-        && matches!(wanted, Some(Status::Active | Status::Draft));
+    // A goal blocked but open (resumable) is a pause: the user's, as is
+    // resuming one. The agent's blocked is a terminal close with its reason.
+    let pausing = matches!(wanted, Some(Status::Paused | Status::Blocked));
+    let resuming = matches!(
+        current,
+        Some(Status::Paused | Status::BudgetLimited | Status::Blocked)
+    ) && matches!(wanted, Some(Status::Active | Status::Draft));
     if pausing || resuming {
         authority::authorize(caller.role, Operation::Pause)?;
     }
@@ -1145,6 +1149,22 @@ mod authority_tests {
     fn the_model_closes_blocked_with_its_exact_reason() {
         let (s, dir) = store();
         open(&s, &user(), &json!({"objective": "deploy"})).unwrap();
+        // It cannot turn the goal into a resumable pause instead.
+        for status in ["blocked", "paused"] {
+            let err = update(
+                &s,
+                &agent(),
+                &json!({"status": status, "statusReason": "tired"}),
+            )
+            .unwrap_err();
+            assert_eq!(err.code, ErrorCode::Forbidden, "{status}");
+            assert!(
+                err.message.contains("close it as blocked"),
+                "{}",
+                err.message
+            );
+        }
+        assert!(status(&s, &agent()).unwrap().goal.unwrap().is_working());
         let closed = close(
             &s,
             &agent(),

@@ -10,6 +10,8 @@ if [ -z "$root" ]; then
 fi
 host="$1"
 event="$2"
+# The plugin route: the user types the plugin's namespaced command (/goal-system:goal).
+export GOAL_SYSTEM_ROUTE=plugin
 if [ -n "$root" ] && [ -x "$root/native/goal-hook" ]; then
   exec "$root/native/goal-hook" --host "$host" "$event"
 fi
