@@ -141,7 +141,14 @@ const RUNNERS: [&str; 12] = [
 /// Agent hosts, by the program name a command line runs.
 const HOSTS: [&str; 4] = ["claude", "copilot", "codex", "gemini"];
 /// Their flags that attach a run to an existing session.
-const SESSION_FLAGS: [&str; 6] = ["--resume", "-r", "--continue", "-c", "--session-id", "resume"];
+const SESSION_FLAGS: [&str; 6] = [
+    "--resume",
+    "-r",
+    "--continue",
+    "-c",
+    "--session-id",
+    "resume",
+];
 
 /// Does the command speak as a host: run a hook entry point (by name, through
 /// an interpreter, or a copy or link of the native hook under another name),
@@ -160,7 +167,10 @@ fn speaks_for_host(command: &str) -> Option<String> {
         // `sh -c '<line>'`: the line is a command of its own.
         if let Some(at) = prog_words.iter().position(|w| w == "-c") {
             if RUNNERS.contains(&prog.as_str()) {
-                if let Some(why) = prog_words.get(at + 1).and_then(|inner| speaks_for_host(inner)) {
+                if let Some(why) = prog_words
+                    .get(at + 1)
+                    .and_then(|inner| speaks_for_host(inner))
+                {
                     return Some(why);
                 }
             }
@@ -222,9 +232,11 @@ fn runs_host(prog_words: &[String]) -> bool {
     let name = |w: &str| {
         let base = crate::shell::program(w);
         let base = base.split('@').next().unwrap_or(&base).to_string();
-        let base = base.trim_end_matches(".exe").trim_end_matches(".js").to_string();
-        HOSTS.contains(&base.as_str())
-            || ["claude-code", "gemini-cli"].contains(&base.as_str())
+        let base = base
+            .trim_end_matches(".exe")
+            .trim_end_matches(".js")
+            .to_string();
+        HOSTS.contains(&base.as_str()) || ["claude-code", "gemini-cli"].contains(&base.as_str())
     };
     let Some(first) = prog_words.first() else {
         return false;
@@ -235,14 +247,26 @@ fn runs_host(prog_words: &[String]) -> bool {
     let runner = crate::shell::program(first);
     let through = match runner.as_str() {
         "npx" | "bunx" | "pnpx" => 1,
-        "npm" | "pnpm" | "yarn" if prog_words.get(1).is_some_and(|w| matches!(w.as_str(), "exec" | "dlx" | "x")) => 2,
+        "npm" | "pnpm" | "yarn"
+            if prog_words
+                .get(1)
+                .is_some_and(|w| matches!(w.as_str(), "exec" | "dlx" | "x")) =>
+        {
+            2
+        }
         _ => return false,
     };
     prog_words
         .iter()
         .skip(through)
         .find(|w| !w.starts_with('-'))
-        .is_some_and(|w| name(w.trim_start_matches('@').split_once('/').map_or(w, |(_, p)| p)))
+        .is_some_and(|w| {
+            name(
+                w.trim_start_matches('@')
+                    .split_once('/')
+                    .map_or(w, |(_, p)| p),
+            )
+        })
 }
 
 /// Where the hosts keep their record of the conversation, and the hook and
@@ -274,7 +298,9 @@ fn host_place_refusal(place: &str) -> String {
 
 /// Scripts a command runs, whose file can be read: `bash x.sh`, `./x.sh`,
 /// `python x.py`, `node x.js`.
-const SCRIPT_RUNNERS: [&str; 8] = ["bash", "sh", "dash", "zsh", "python", "python3", "node", "perl"];
+const SCRIPT_RUNNERS: [&str; 8] = [
+    "bash", "sh", "dash", "zsh", "python", "python3", "node", "perl",
+];
 /// Most bytes of a script read.
 const SCRIPT_MAX: u64 = 256 * 1024;
 
@@ -535,7 +561,10 @@ mod tests {
             "grep -n event adapters/vscode-chat/hook-runner.mjs",
             "shellcheck hooks/goal-context.sh",
         ] {
-            assert!(forbidden(&call("bash", json!({ "command": cmd })), &paths()).is_none(), "{cmd}");
+            assert!(
+                forbidden(&call("bash", json!({ "command": cmd })), &paths()).is_none(),
+                "{cmd}"
+            );
         }
     }
 
@@ -547,7 +576,8 @@ mod tests {
             "npx @anthropic-ai/claude-code --continue -p hi",
             "codex exec resume --last",
         ] {
-            let why = forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap_or_default();
+            let why =
+                forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap_or_default();
             assert!(why.contains("agent host on a session"), "{cmd}: {why}");
         }
         for cmd in [
@@ -555,10 +585,17 @@ mod tests {
             "cp x.mjs ~/.copilot/extensions/f/extension.mjs",
             "printf x > ~/.copilot/session-state/s/events.jsonl",
         ] {
-            let why = forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap_or_default();
-            assert!(why.contains("Refused: this call would write"), "{cmd}: {why}");
+            let why =
+                forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap_or_default();
+            assert!(
+                why.contains("Refused: this call would write"),
+                "{cmd}: {why}"
+            );
         }
-        let write = call("Write", json!({"file_path": "/home/u/.claude/settings.json", "content": "{}"}));
+        let write = call(
+            "Write",
+            json!({"file_path": "/home/u/.claude/settings.json", "content": "{}"}),
+        );
         assert!(forbidden(&write, &paths()).is_some());
         // Reading them, and running a host without a session, are fine.
         for cmd in [
@@ -566,15 +603,24 @@ mod tests {
             "claude --version",
             "grep abort ~/.copilot/session-state/s/events.jsonl",
         ] {
-            assert!(forbidden(&call("bash", json!({ "command": cmd })), &paths()).is_none(), "{cmd}");
+            assert!(
+                forbidden(&call("bash", json!({ "command": cmd })), &paths()).is_none(),
+                "{cmd}"
+            );
         }
     }
 
     #[test]
     fn a_script_written_first_is_read_before_it_runs() {
         let dir = crate::testing::TempDir::new("guard-script");
-        let forge = dir.write("forge.sh", "echo '{}' | sh /opt/gs/hooks/goal-context.sh userPromptSubmitted\n");
-        let cancel = dir.write("c.py", "import os\nos.system('goal-system cancel --session s')\n");
+        let forge = dir.write(
+            "forge.sh",
+            "echo '{}' | sh /opt/gs/hooks/goal-context.sh userPromptSubmitted\n",
+        );
+        let cancel = dir.write(
+            "c.py",
+            "import os\nos.system('goal-system cancel --session s')\n",
+        );
         let honest = dir.write("greet.sh", "echo hello\n");
         for (cmd, refused) in [
             (format!("bash {}", forge.display()), true),

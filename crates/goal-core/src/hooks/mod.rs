@@ -228,7 +228,7 @@ pub fn decide(
     } else {
         provenance::CONFIRM_WAIT
     };
-    let refused = provenance::settle(store, &caller.session_id, &caller.cwd, wait);
+    let refused = provenance::settle(store, &caller.session_id, wait);
     let result = match event {
         // A prompt may carry the user's voice: the only hook path with the
         // user's rights, once the host is known to have delivered it.

@@ -59,8 +59,25 @@ pub fn line(goal: &Goal, now_ms: u64) -> String {
     if !objective.is_empty() {
         parts.push(redact::truncate(&objective, OBJECTIVE_CHARS));
     }
+    if let Some(p) = &goal.voice.pending {
+        parts.push(format!("{} awaiting Claude Code's record", p.command));
+    }
+    if let Some(r) = goal.voice.refused.last() {
+        let recent = crate::store::parse_rfc3339_ms(&r.at)
+            .is_some_and(|at| (now_ms as i64).saturating_sub(at) < REFUSAL_SHOWN_MS);
+        if recent {
+            parts.push(format!("⚠ refused {} (not from you)", r.command));
+        }
+    }
+    if goal.is_open() {
+        // The status line is Claude Code's: its user-level install spells the commands /goal.
+        parts.push("/goal pause · /goal cancel".into());
+    }
     parts.join(" · ")
 }
+
+/// How long a refused command stays on the line.
+const REFUSAL_SHOWN_MS: i64 = 60 * 60 * 1000;
 
 /// The line for a status line payload, or an empty string when it names no
 /// session, the session has no goal, or the payload is not JSON.
@@ -68,8 +85,14 @@ pub fn for_payload(store: &Store, stdin: &str, now_ms: u64) -> String {
     let Ok(payload) = serde_json::from_str::<Value>(stdin) else {
         return String::new();
     };
-    session_of(&payload)
-        .and_then(|s| store.peek_session(s))
+    let Some(session) = session_of(&payload) else {
+        return String::new();
+    };
+    // A user command waiting for Claude Code's record is settled here too
+    // (without waiting), so the line shows it in effect or refused.
+    let _ = crate::provenance::settle(store, session, std::time::Duration::ZERO);
+    store
+        .peek_session(session)
         .map(|g| line(&g, now_ms))
         .unwrap_or_default()
 }

@@ -279,9 +279,10 @@ const NO_RECORD_GRACE_MS: u64 = 60_000;
 /// host's record, waiting up to `wait` for the record to be written. A
 /// confirmed command stays; a refuted one is rolled back and noted. Returns
 /// what the user should hear (a refusal), if anything.
-pub fn settle(store: &Store, session: &str, cwd: &str, wait: Duration) -> Option<String> {
+pub fn settle(store: &Store, session: &str, wait: Duration) -> Option<String> {
     let goal = store.peek_session(session)?;
     let pending = goal.voice.pending.as_deref()?.clone();
+    let cwd = goal.cwd.as_str();
     let path = PathBuf::from(&pending.record);
     let started = Instant::now();
     let said = loop {
