@@ -189,7 +189,7 @@ fn builtin_goal_notice(prompt: &str, sp: Spelling) -> Option<String> {
     let bare = bare.strip_prefix("/goal")?;
     (bare.is_empty() || bare.starts_with(char::is_whitespace)).then(|| {
         format!(
-            "{} Claude Code's own /goal also took this and set a goal of its own beside the goal system's: type /goal clear to remove Claude's. With the goal-system plugin, type {} … for the goal system.",
+            "{} If Claude Code's own /goal also took this (it then shows \"Goal set\"), it keeps a goal of its own beside the goal system's: type /goal clear to remove Claude's. With the goal-system plugin, type {} … for the goal system.",
             messages::VOICE,
             sp.control
         )

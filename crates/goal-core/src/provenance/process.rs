@@ -8,9 +8,9 @@
 //!   existing session. So the hook's topmost process shares the host's
 //!   session without leading it, and its parent is the host itself.
 //! - Claude Code runs a hook as `/bin/sh -c <command>` leading a new session,
-//!   right under the host. Its Bash tool can take that shape with `exec`, so
-//!   for Claude Code this check only filters; the transcript decides
-//!   (`records`).
+//!   right under the host (the command may `exec` on in the same process).
+//!   Its Bash tool can take that shape with `exec`, so for Claude Code this
+//!   check only filters; the transcript decides (`records`).
 //!
 //! Everywhere: a host that runs under another host's shell (the agent running
 //! the host binary itself) does not speak for the user.
@@ -178,9 +178,6 @@ pub fn judge(chain: &[Proc], expected: HostProc) -> Ran {
     if host != expected {
         return Ran::NotByHost("it was started by another host's process".into());
     }
-    if runner.ppid <= 1 {
-        return Ran::NotByHost("its host was detached from any terminal".into());
-    }
     // A host under another host's shell: the agent ran the host binary itself.
     let above = &chain[k + 1..];
     if let Some(outer) = above.iter().position(|p| p.host().is_some()) {
@@ -188,14 +185,13 @@ pub fn judge(chain: &[Proc], expected: HostProc) -> Ran {
             return Ran::NotByHost("its host runs inside another agent host's shell".into());
         }
     }
-    let shell_c = top.argv.len() >= 3
-        && top.argv[1] == "-c"
-        && top.argv[0].rsplit('/').next().is_some_and(|n| n == "sh");
     match expected {
         HostProc::Copilot if top.sid != runner.sid || top.sid == top.pid => {
             Ran::NotByHost("it does not run in the host's own session".into())
         }
-        HostProc::Claude if !shell_c || top.sid != top.pid => {
+        // Claude Code's `/bin/sh -c <command>` leads a session of its own (the
+        // command's `exec`s may have replaced it since; its pid stays).
+        HostProc::Claude if top.sid != top.pid => {
             Ran::NotByHost("it was not started the way the host starts its hooks".into())
         }
         _ => Ran::ByHost(host),
@@ -333,10 +329,13 @@ mod tests {
             init.clone(),
         ];
         // a copy of a shell named like the host, detached
+        // a copy of a shell renamed after the host, run from the tool shell
         let fake = vec![
             hook(61),
             script(61, 60, 60),
-            p(60, 1, 60, "copilot", &["/tmp/copilot", "-c", "x"]),
+            p(60, 30, 60, "copilot", &["/tmp/copilot", "-c", "x"]),
+            tool.clone(),
+            host.clone(),
             init.clone(),
         ];
         // the extension process

@@ -158,10 +158,20 @@ fn texts_of(text: &str) -> impl Iterator<Item = String> {
         let end = text[start..].find(&close)? + start;
         Some(text[start..end].to_string())
     };
-    let typed = tag("command-name").map(|name| {
-        let args = tag("command-args").unwrap_or_default();
-        normalize(&format!("{name} {args}"))
-    });
+    let args = tag("command-args").unwrap_or_default();
+    // Claude Code may run a typed `/goal` as the plugin's `/goal-system:goal`.
+    let typed: Vec<String> = tag("command-name")
+        .map(|name| {
+            let mut names = vec![name.clone()];
+            if name == "/goal-system:goal" {
+                names.push("/goal".into());
+            }
+            names
+                .into_iter()
+                .map(|n| normalize(&format!("{n} {args}")))
+                .collect()
+        })
+        .unwrap_or_default();
     std::iter::once(normalize(text)).chain(typed)
 }
 
