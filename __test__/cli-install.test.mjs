@@ -328,14 +328,12 @@ describe('install', () => {
     assert.ok(shim.includes(`import ${JSON.stringify(pathToFileURL(path.join(pkg, 'extension.mjs')).href)}`), shim)
     // Copilot CLI keeps /goal for its autopilot: the skill is typed /goal-system.
     assert.ok(
-      fs
-        .readFileSync(h.file('.copilot/skills/goal-system/SKILL.md'), 'utf8')
-        .startsWith(
-          fs
-            .readFileSync(path.join(pkg, 'skills/goal/SKILL.md'), 'utf8')
-            .replace(/^name: goal$/m, 'name: goal-system')
-            .trimEnd(),
-        ),
+      fs.readFileSync(h.file('.copilot/skills/goal-system/SKILL.md'), 'utf8').startsWith(
+        fs
+          .readFileSync(path.join(pkg, 'skills/goal/SKILL.md'), 'utf8')
+          .replace(/^name: goal$/m, 'name: goal-system')
+          .trimEnd(),
+      ),
     )
     assert.equal(fs.existsSync(h.file('.copilot/skills/goal/SKILL.md')), false)
 

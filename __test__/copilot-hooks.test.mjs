@@ -152,6 +152,21 @@ describe('stop control', () => {
     assert.deepEqual(stop(s).json, {})
   })
 
+  test("a command that is the run's first prompt is done once, at userPromptSubmitted, and answered there", () => {
+    const s = session()
+    openViaGoal(s)
+    // `copilot -p '/goal-system cancel: …'` on a resumed session: the host hands the
+    // same prompt to sessionStart (initialPrompt) and then to userPromptSubmitted.
+    const text = '/goal-system cancel: the user dropped the feature'
+    const start = cliHook(state, 'sessionStart', { ...base(s), source: 'resume', initialPrompt: text })
+    assert.equal(start.code, 0, start.stderr)
+    assert.equal(state.bySession(s).completionStatus, 'draft')
+    const cancel = prompt(s, text)
+    assert.equal(cancel.json.handled, true, cancel.stdout)
+    assert.match(cancel.json.responseContent, /cancelled/)
+    assert.equal(state.bySession(s).completionStatus, 'cancelled')
+  })
+
   test('every stop payload variant counts as a stop', () => {
     for (const extra of [
       { finishReason: 'stop' },

@@ -191,9 +191,6 @@ fn budget_form(rest: &str) -> Option<Intent> {
     })
 }
 
-/// The goal command as Claude Code offers it from the goal-system plugin.
-const PLUGIN_GOAL_COMMAND: &str = "/goal-system:goal";
-
 /// The goal system's skills as Copilot CLI names them when the user types
 /// them: the plugin's namespaced skill and the user-level skill.
 const SKILLS: [&str; 2] = ["/goal-system:goal", "/goal-system"];
@@ -260,12 +257,17 @@ pub fn parse_prompt(prompt: &str) -> Intent {
     }
     let text = prompt.trim_start();
     let lower = text.to_ascii_lowercase();
-    // Claude Code namespaces plugin skills: the plugin's /goal is typed `/goal-system:goal`.
-    let command = if lower.starts_with(PLUGIN_GOAL_COMMAND) {
-        PLUGIN_GOAL_COMMAND
-    } else {
-        "/goal"
-    };
+    // The plugins' namespaced command (`/goal-system:goal`) and Copilot CLI's
+    // user skill (`/goal-system`) as typed, when a host hands them over raw.
+    let command = SKILLS
+        .iter()
+        .copied()
+        .find(|c| {
+            lower
+                .strip_prefix(c)
+                .is_some_and(|after| after.is_empty() || after.starts_with(char::is_whitespace))
+        })
+        .unwrap_or("/goal");
     if let Some(after) = lower.strip_prefix(command) {
         if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
             return Intent::None; // "/goals", "/goalie": some other command
@@ -379,6 +381,11 @@ mod tests {
             parse_prompt("/goal make the greeting print twice")
         );
         assert_eq!(parse_prompt("/goal-system:goal status"), Intent::Show);
+        assert_eq!(
+            parse_prompt("/goal-system pause"),
+            Intent::Pause { reason: None }
+        );
+        assert_eq!(parse_prompt("/goal-systemd start"), Intent::None);
         assert_eq!(parse_prompt("/goal-system:goals"), Intent::None);
     }
 

@@ -237,6 +237,7 @@ pub fn decide(
             &caller.clone().with_role(Role::User),
             &payload,
             &Delivery { host, origin },
+            event,
         ),
         Event::PreToolUse => tool::on_pre_tool(store, &caller, &payload),
         Event::PostToolUse => tool::on_post_tool(store, host, &caller, &payload),

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{context, load_goal, Payload};
-use super::{Decision, Delivery, Host};
+use super::{Decision, Delivery, Event, Host};
 use crate::activation::{self, Form, Intent};
 use crate::board;
 use crate::continuation::{self, Continuation};
@@ -22,6 +22,7 @@ pub(super) fn on_prompt(
     caller: &Caller,
     payload: &Payload,
     delivery: &Delivery,
+    event: Event,
 ) -> Result<(Decision, Option<String>)> {
     let prompt = payload.prompt.clone().unwrap_or_default();
     if prompt.trim_start().starts_with(messages::VOICE) || is_host_notice(&prompt) {
@@ -38,6 +39,9 @@ pub(super) fn on_prompt(
     };
     let (intent, form) = activation::parse_prompt_form(&prompt);
     let intent = as_command(store, caller, intent, form)?;
+    if event == Event::SessionStart && repeated_later(delivery.host, &intent) {
+        return Ok((Decision::default(), None));
+    }
     let mut out = if needs_voice(&intent) {
         let out = command(store, caller, payload, delivery, &prompt, intent, form)?;
         // A goal the command opened reads the record from here on.
@@ -62,6 +66,14 @@ pub(super) fn on_prompt(
         });
     }
     Ok(out)
+}
+
+/// Copilot CLI hands a session's first prompt to sessionStart and again to
+/// userPromptSubmitted; only the latter can end a command there, so a
+/// command other than opening the goal waits for it (done once, answered once).
+fn repeated_later(host: Host, intent: &Intent) -> bool {
+    matches!(host, Host::CopilotCli | Host::CopilotSdk)
+        && !matches!(intent, Intent::None | Intent::Show | Intent::Open { .. })
 }
 
 /// Prompts the host writes itself (Copilot CLI's notifications).
