@@ -297,7 +297,8 @@ function planTarget(mode, target, text, record) {
   // A file an earlier release wrote at a place this one no longer uses: removed when it is ours.
   if (target.kind === 'retired') {
     if (text === null) return { action: 'absent', record: null }
-    if (!text.includes(TEXT_MARKER)) return { action: 'skip', record: null, detail: 'not written by goal-system: left in place' }
+    if (!text.includes(TEXT_MARKER))
+      return { action: 'skip', record: null, detail: 'not written by goal-system: left in place' }
     return { action: 'remove', record: null, dirs: record?.createdDirs ?? [] }
   }
   if (mode === 'install')
