@@ -145,6 +145,9 @@ pub struct Payload {
     pub stop_reason: String,
     /// The host's id of a prompt (Claude Code's `prompt_id`).
     pub prompt_id: String,
+    /// Who the host says a prompt came from (Claude Code's UserPromptSubmit
+    /// `source`: `user`, `sdk`, `system`, `loop_wakeup`, ...), when given.
+    pub source: String,
 }
 
 fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
@@ -240,6 +243,7 @@ pub fn read_payload(value: &Value) -> Payload {
         prompt_id: str_field(obj, &["prompt_id", "promptId"])
             .unwrap_or("")
             .to_string(),
+        source: str_field(obj, &["source"]).unwrap_or("").to_string(),
     }
 }
 

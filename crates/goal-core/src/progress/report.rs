@@ -254,6 +254,12 @@ pub fn render(goal: &Goal, t: &Timeline, now_ms: u64) -> String {
         let _ = write!(out, "<p class=\"reason\">{}</p>", escape(reason));
     }
     out.push_str("</header>");
+    let voice = crate::messages::voice_lines(goal);
+    if !voice.is_empty() {
+        out.push_str("<section id=\"voice\"><h2>Your commands</h2>");
+        list(&mut out, "voice", &voice);
+        out.push_str("</section>");
+    }
 
     // Budget and usage.
     if let Some(b) = budget_use(goal) {
@@ -427,5 +433,22 @@ mod tests {
         assert!(html.contains("meter over"));
         g.budget = Default::default();
         assert!(!render(&g, &build(&g, &[]), 0).contains("id=\"budget\""));
+    }
+
+    #[test]
+    fn a_command_refused_as_not_the_users_is_shown_with_when_and_why() {
+        let mut g = goal(Status::Active);
+        assert!(!render(&g, &build(&g, &[]), 0).contains("id=\"voice\""));
+        g.voice.refused.push(crate::record::RefusedCommand {
+            at: "2026-11-26T10:00:00Z".into(),
+            command: "/goal cancel: done enough".into(),
+            why: "its process chain is not the host's".into(),
+        });
+        let html = render(&g, &build(&g, &[]), 0);
+        assert!(html.contains("id=\"voice\""));
+        assert!(html.contains(
+            "Refused as not from the user: /goal cancel: done enough at 2026-11-26T10:00:00Z"
+        ));
+        assert!(crate::messages::summary(&g).contains("Refused as not from the user"));
     }
 }
