@@ -156,7 +156,8 @@ describe('statusline', () => {
   test('each status reads as itself, on exactly one line', () => {
     const expected = {
       draft: /^goal draft · 0 left · \d+ unmet · drift 0\/5 · .* · draft goal · \/goal pause · \/goal cancel\n$/,
-      blocked: /^goal blocked \(resumable\) · 0 left · \d+ unmet · drift 0\/5 · .* · deploy to staging · \/goal resume · \/goal cancel\n$/,
+      blocked:
+        /^goal blocked \(resumable\) · 0 left · \d+ unmet · drift 0\/5 · .* · deploy to staging · \/goal resume · \/goal cancel\n$/,
       complete: /^goal complete ✓ · \d+s · greeting twice, done\n$/,
       cancelled: /^goal cancelled · \d+s · abandoned idea\n$/,
     }
