@@ -18,7 +18,8 @@
 
 use std::borrow::Cow;
 
-use super::heuristics::{is_marker, secret_span, HandAssignment};
+use super::assignment::HandAssignment;
+use super::heuristics::{is_marker, secret_span};
 use super::rules::{Kind, Rule, Start, Then, Trigger};
 use super::MARKER_PREFIX;
 
@@ -94,8 +95,10 @@ const PAIR_WORD_ONLY: u8 = 4;
 /// before tells whether a position can start a word).
 const PAIR_FIRST_IS_WORD: u8 = 8;
 
+/// The index of a byte pair in the pair table: the pair as a little-endian
+/// `u16`, so the scan reads it from the text in one load.
 fn pair_index(first: u8, second: u8) -> usize {
-    usize::from(first) << 8 | usize::from(second)
+    usize::from(u16::from_le_bytes([first, second]))
 }
 
 /// Positions the scan tests per mask: a bit per position.
@@ -379,7 +382,7 @@ impl Engine {
             }
         }
         for (index, flags) in pairs.iter_mut().enumerate() {
-            let [first, second] = u16::try_from(index).expect("a pair").to_be_bytes();
+            let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
             let lower = pair_index(first.to_ascii_lowercase(), second.to_ascii_lowercase());
             if *flags & PAIR_STARTS != 0 && !anywhere[lower] {
                 *flags |= PAIR_WORD_ONLY;
@@ -409,17 +412,22 @@ impl Engine {
         if n < 2 {
             return;
         }
-        // The first position has no byte before it, the last one no pair
-        // after it: those are compared directly.
+        // The first position has no byte before it, and the last positions
+        // too few bytes after them for a whole chunk: those are compared
+        // directly.
         self.check(bytes, 0, &mut found);
+        let pairs: &[u8; 1 << 16] = &self.pairs;
         let mut at = 1;
-        let pairs = &*self.pairs;
         // `flags[k]`: the flags of the pair at `at - 1 + k`.
         let mut flags = [0u8; CHUNK + 2];
-        while at + 2 < n {
-            let stop = (at + CHUNK).min(n - 2);
-            for (f, pair) in flags.iter_mut().zip(bytes[at - 1..stop + 2].windows(2)) {
-                *f = pairs[pair_index(pair[0], pair[1])];
+        while at + CHUNK + 1 < n {
+            // As an array, so that no index into it needs a bounds check;
+            // each pair is read as one little-endian `u16`.
+            let chunk: &[u8; CHUNK + 3] =
+                bytes[at - 1..at + CHUNK + 2].try_into().expect("in bounds");
+            for (k, f) in flags.iter_mut().enumerate() {
+                let pair = u16::from_le_bytes([chunk[k], chunk[k + 1]]);
+                *f = pairs[usize::from(pair)];
             }
             let mut mask = 0u64;
             for group in 0..CHUNK / 8 {
@@ -436,15 +444,12 @@ impl Engine {
                 // Gathers bit 0 of each byte into one byte, in order.
                 mask |= (hits.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (group * 8);
             }
-            if stop - at < CHUNK {
-                mask &= (1 << (stop - at)) - 1;
-            }
             while mask != 0 {
                 let bit = mask.trailing_zeros() as usize;
                 self.check(bytes, at + bit, &mut found);
                 mask &= mask - 1;
             }
-            at = stop;
+            at += CHUNK;
         }
         for at in at..n - 1 {
             self.check(bytes, at, &mut found);
@@ -510,6 +515,25 @@ impl Engine {
             Start::AtTrigger => {
                 self.anchored(text, at, at, index, next_from, spans);
             }
+            Start::Back { class, max, lead } if rule.by_hand => {
+                for start in candidates(text, at, class, max, lead) {
+                    if start >= *next_from {
+                        if let Some(found) = HandAssignment::read(&text[start..]) {
+                            *next_from = start + found.end().max(1);
+                            if let Some(secret) = secret_span(rule.kind, &found) {
+                                if !secret.is_empty() {
+                                    spans.push(Span {
+                                        start: start + secret.start(),
+                                        end: start + secret.end(),
+                                        rule: index,
+                                    });
+                                }
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
             Start::Back { class, max, lead } => {
                 for start in candidates(text, at, class, max, lead) {
                     if start >= *next_from
@@ -572,15 +596,8 @@ impl Engine {
                 end += 1;
             }
             let end = ceil_boundary(text, end + 1);
-            let hay = &text[start..end];
-            if rule.by_hand {
-                HandAssignment::read(hay, whole.end())
-                    .and_then(|caps| secret_span(rule.kind, &caps))
-                    .map(|m| (m.start(), m.end()))
-            } else {
-                re.captures(hay)
-                    .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
-            }
+            re.captures(&text[start..end])
+                .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
         };
         if let Some((s, e)) = secret {
             let candidate = &text[start + s..start + e];

@@ -6,6 +6,8 @@
 //!
 //! - `rules.rs`: the rule table (token families, headers, URLs,
 //!   assignments, context), each rule with the literals that trigger it.
+//! - `assignment.rs`: the `key = value` rule, read by hand (the commonest
+//!   trigger in agent output; the property tests hold it to its regex).
 //! - `engine.rs`: one pass: trigger scan, each rule run only near its
 //!   trigger, spans merged, output written once (borrowed when clean).
 //! - `heuristics.rs`: whether a candidate value is a secret or code, a
@@ -18,6 +20,7 @@
 //! assignment, an `Authorization: Bearer ` prefix, the user and host of a URL
 //! all stay in place.
 
+mod assignment;
 #[cfg(test)]
 mod corpus;
 mod engine;

@@ -99,7 +99,7 @@ proptest! {
     /// captures, for keys, quotes, operators and values of every form.
     #[test]
     fn assignment_groups_read_by_hand_are_the_regex_captures(
-        key in "[/@]?[A-Za-z_]{0,6}(password|TOKEN|apiKey|secret_key)",
+        key in "[/@]?_{0,2}([A-Za-z0-9]{0,4}[_.-]){0,2}[A-Za-z0-9]{0,3}(password|TOKEN|apiKey|api_key|Api-Key|api__key|secret_key|signature|key|Key|credentials|pwd|sharedAccess-Key)",
         rest in "(\\\\?[\"'])?[ \t]{0,2}(:=|=>|=|:)[ \t]{0,2}[a-z0-9\"'\\\\ \t\r\n(\\[=:<é\u{a0}-]{0,14}",
     ) {
         let text = format!("{key}{rest}");
@@ -109,21 +109,31 @@ proptest! {
     }
 }
 
-/// Compare every group of the assignment rule's regex with the hand reader's.
+/// The hand reader finds an assignment where the rule's regex matches, and
+/// every group the regex captures.
 fn hand_groups_agree(text: &str) -> Result<(), String> {
-    use super::heuristics::{Groups, HandAssignment};
+    use super::assignment::HandAssignment;
+    use super::heuristics::Groups;
     let rules = super::rules::table();
     let rule = rules
         .iter()
         .find(|r| r.by_hand)
         .expect("the assignment rule");
-    let re = rule.regex();
-    let Some(whole) = re.find(text) else {
-        return Ok(());
+    let caps = rule.regex().captures(text);
+    let hand = HandAssignment::read(text);
+    let (caps, hand) = match (caps, hand) {
+        (None, None) => return Ok(()),
+        (Some(_), None) => return Err(format!("no hand read of {text:?}")),
+        (None, Some(_)) => return Err(format!("a hand read of {text:?}, no regex match")),
+        (Some(caps), Some(hand)) => (caps, hand),
     };
-    let caps = re.captures(text).expect("a match has captures");
-    let hand =
-        HandAssignment::read(text, whole.end()).ok_or(format!("no hand read of {text:?}"))?;
+    if caps.get(0).map(|m| m.end()) != Some(hand.end()) {
+        return Err(format!(
+            "end of {text:?}: regex {:?}, hand {}",
+            caps.get(0).map(|m| m.end()),
+            hand.end()
+        ));
+    }
     for name in [
         "lead", "key", "op", "dq", "sq", "edq", "bare", "next", "eol",
     ] {
@@ -149,6 +159,47 @@ fn a_quoted_value_has_no_next_or_line_end_group() {
         "apiKey: 'k'[\n",
     ] {
         hand_groups_agree(text).unwrap();
+    }
+}
+
+/// Keys and near misses of the key grammar, read by hand and by the regex.
+#[test]
+fn hand_key_grammar_is_the_regex_key_grammar() {
+    for key in [
+        "password",
+        "DB_PASSWORD",
+        "__db.password",
+        "dbPassword",
+        "mypassword",
+        "api__key",
+        "x-api-key",
+        "apikey",
+        "Api-Key",
+        "key",
+        "cache_key",
+        "a..key",
+        "_key",
+        "x_",
+        "pwd",
+        "sharedAccessSignature",
+        "shared-access_signature",
+        "AccountKey",
+        "accountKey",
+        "credentials",
+        "myCredential",
+        "Token",
+        "T0ken",
+        "9token",
+        "x.signature",
+        "_",
+    ] {
+        for text in [
+            format!("{key}=v"),
+            format!("/{key}: 'v'"),
+            format!("{key} := \"v\""),
+        ] {
+            hand_groups_agree(&text).unwrap();
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::assignment;
 use super::heuristics::{
     bearer_like, has_letter_and_digit, long_opaque, mixed_case, mixed_case_and_digit,
     not_reference, opaque_token, url_password,
@@ -134,9 +135,8 @@ pub(super) struct Rule {
     /// A cheap test of the bytes after the trigger that must pass before
     /// the regex runs (for rules whose triggers are common words).
     pub precheck: Option<fn(&[u8], usize) -> bool>,
-    /// The `key = value` rule: after a match, its key and operator are read
-    /// by hand (`heuristics::HandAssignment`): the rule's capture engine
-    /// costs far more than its match.
+    /// The `key = value` rule: read by hand (`assignment.rs`), never by its
+    /// regex, which costs several times more.
     pub by_hand: bool,
     /// Compiled on first use.
     re: OnceLock<Regex>,
@@ -159,20 +159,6 @@ impl Rule {
         self.re.get().is_some()
     }
 }
-
-/// Names a secret may be stored under, matched case-insensitively after any
-/// prefix such as `DB_`, `GITHUB_`, `client_`, `x-`.
-const KEY_NAMES: &str = concat!(
-    r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key",
-    r"|account[_-]?key|shared[_-]?access[_-]?key|shared[_-]?access[_-]?signature|master[_-]?key",
-    r"|signing[_-]?key|encryption[_-]?key|auth[_-]?key|app[_-]?key|license[_-]?key|client[_-]?key",
-    r"|service[_-]?key|credentials?",
-);
-
-/// The same names as the tail of a camelCase identifier (`accessToken`,
-/// `dbPassword`, `apiKey`), plus any `...Key`/`..._key` (judged more
-/// strictly, see `heuristics::weak_key`).
-const CAMEL_KEY_NAMES: &str = r"Password|Passwd|Passphrase|Pwd|Secret|Token|Key|Credentials?";
 
 /// How every name above ends (ASCII case-insensitively): the triggers of the
 /// assignment rules.
@@ -903,21 +889,25 @@ pub(super) fn table() -> Vec<Rule> {
                 lead: b"?&#;",
             },
         ),
-        rule(
-            "secret",
-            format!(
-                r"--(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)[ \t]+{FLAG_VALUE}"
-            ),
-            Kind::Flag,
-            triggers(KEY_ENDINGS, false, Then::Blank),
-            back(name_byte, 64),
-        ),
+        Rule {
+            precheck: Some(dashes_before),
+            ..rule(
+                "secret",
+                format!(
+                    r"--(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)[ \t]+{FLAG_VALUE}"
+                ),
+                Kind::Flag,
+                triggers(KEY_ENDINGS, false, Then::Blank),
+                back(name_byte, FLAG_NAME_BYTES),
+            )
+        },
         Rule {
             by_hand: true,
             ..rule(
             "secret",
             format!(
-                r"(?P<lead>[/@])?{B}(?P<key>_*(?:(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|(?:[A-Za-z0-9]+[_.-])+(?i-u:key|signature)|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES}))){B}{Q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{VALUE}"
+                r"(?P<lead>[/@])?{B}(?P<key>{}){B}{Q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{VALUE}",
+                assignment::key_pattern()
             ),
             Kind::Assignment,
             triggers(KEY_ENDINGS, false, Then::Operator),
@@ -932,7 +922,8 @@ pub(super) fn table() -> Vec<Rule> {
         rule(
             "secret",
             format!(
-                r"(?i-u:setx|set[ \t]+-[gUx]+)[ \t]+(?P<key>[A-Za-z0-9_]*(?i-u:{KEY_NAMES}))[ \t]+{VALUE}"
+                r"(?i-u:setx|set[ \t]+-[gUx]+)[ \t]+(?P<key>[A-Za-z0-9_]*(?i-u:{}))[ \t]+{VALUE}",
+                assignment::key_names_pattern()
             ),
             Kind::Assignment,
             triggers(&["setx", "set"], true, Then::Blank),
@@ -960,6 +951,21 @@ pub(super) fn table() -> Vec<Rule> {
         },
     ]);
     rules
+}
+
+/// How far before its name's ending a `--flag` may start.
+const FLAG_NAME_BYTES: usize = 64;
+
+/// A `--` in the run of name bytes before `at`: where the flag rule's
+/// matches start. Key endings followed by a blank are mostly prose (`the
+/// token is`), which this turns away without running the rule's regex.
+fn dashes_before(text: &[u8], at: usize) -> bool {
+    let limit = at.saturating_sub(FLAG_NAME_BYTES);
+    let mut first = at;
+    while first > limit && name_byte(text[first - 1]) {
+        first -= 1;
+    }
+    text[first..at].windows(2).any(|pair| pair == b"--")
 }
 
 /// `[A-Za-z0-9/+_=~.-]` as a table: [`opaque_run_follows`] runs on every
