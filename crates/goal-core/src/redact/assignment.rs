@@ -160,9 +160,34 @@ pub(super) struct HandAssignment<'h> {
 }
 
 /// Bytes a bare value cannot hold (besides Unicode white space); its first
-/// byte cannot be [`BARE_NOT_FIRST`] either.
+/// byte cannot be `<`, `>`, `=` or `:` either.
 const BARE_STOP: &[u8] = b"\"'`,;&|()[]{}\\";
 const BARE_NOT_FIRST: &[u8] = b"<>=:";
+
+/// Per byte: 1 when a bare value stops at it (ASCII white space and
+/// [`BARE_STOP`]), 2 when it cannot start one ([`BARE_NOT_FIRST`]); a bare
+/// value is read a byte at a time, on every assignment found.
+static BARE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < BARE_STOP.len() {
+        table[BARE_STOP[i] as usize] = 1;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < BARE_NOT_FIRST.len() {
+        table[BARE_NOT_FIRST[i] as usize] = 2;
+        i += 1;
+    }
+    // `char::is_whitespace` in ASCII.
+    let blanks = b" \t\n\x0b\x0c\r";
+    let mut i = 0;
+    while i < blanks.len() {
+        table[blanks[i] as usize] = 1;
+        i += 1;
+    }
+    table
+};
 
 impl<'h> HandAssignment<'h> {
     /// The assignment the rule's regex matches at the start of `hay`, if
@@ -271,15 +296,21 @@ fn read_value(hay: &str, from: usize) -> Option<((&'static str, Part<'_>), usize
         }
         _ => {
             let mut end = from;
-            for (i, c) in hay[from..].char_indices() {
-                let stop = c.is_whitespace()
-                    || (c.is_ascii()
-                        && (BARE_STOP.contains(&(c as u8))
-                            || (i == 0 && BARE_NOT_FIRST.contains(&(c as u8)))));
-                if stop {
-                    break;
+            while let Some(&b) = bytes.get(end) {
+                if b.is_ascii() {
+                    let class = BARE[usize::from(b)];
+                    if class == 1 || (class == 2 && end == from) {
+                        break;
+                    }
+                    end += 1;
+                } else {
+                    // Outside ASCII only Unicode white space stops it.
+                    let c = hay[end..].chars().next().expect("a char starts here");
+                    if c.is_whitespace() {
+                        break;
+                    }
+                    end += c.len_utf8();
                 }
-                end = from + i + c.len_utf8();
             }
             (end > from).then(|| (("bare", Part::new(hay, from, end)), end))
         }

@@ -6,10 +6,15 @@
 //!
 //! - `rules.rs`: the rule table (token families, headers, URLs,
 //!   assignments, context), each rule with the literals that trigger it.
+//! - `prechecks.rs`: cheap tests that turn a trigger away before its
+//!   rule's regex runs.
 //! - `assignment.rs`: the `key = value` rule, read by hand (the commonest
 //!   trigger in agent output; the property tests hold it to its regex).
+//! - `scan.rs`: the trigger scan (a pair table, one lookup per byte).
 //! - `engine.rs`: one pass: trigger scan, each rule run only near its
 //!   trigger, spans merged, output written once (borrowed when clean).
+//! - `locate.rs`: the groups of the commonest real credentials' matches,
+//!   read by hand (the capture engine costs more than the match).
 //! - `heuristics.rs`: whether a candidate value is a secret or code, a
 //!   reference, a path, prose.
 //!
@@ -25,9 +30,12 @@ mod assignment;
 mod corpus;
 mod engine;
 mod heuristics;
+mod locate;
+mod prechecks;
 #[cfg(test)]
 mod props;
 mod rules;
+mod scan;
 #[cfg(test)]
 mod tests;
 

@@ -220,6 +220,82 @@ proptest! {
         let counted = window
             .split(|&b| !value(b))
             .any(|run| run.len() >= 20 && run.iter().any(u8::is_ascii_digit));
-        prop_assert_eq!(super::rules::opaque_run_follows(bytes, at), counted, "{:?} at {}", text, at);
+        prop_assert_eq!(super::prechecks::opaque_run_follows(bytes, at), counted, "{:?} at {}", text, at);
+    }
+}
+
+/// Every hand locator (`locate.rs`) reads the groups the rule's regex
+/// captures, on the match the regex finds.
+fn located_groups_agree(family: &str, text: &str) -> Result<(), String> {
+    use super::heuristics::Groups;
+    let rules = super::rules::table();
+    let rule = rules
+        .iter()
+        .find(|r| r.family == family && r.locate.is_some())
+        .expect("a rule with a locator");
+    let re = rule.regex();
+    let Some(whole) = re.find(text) else {
+        return Ok(());
+    };
+    let caps = re.captures(text).expect("a match has captures");
+    let located = (rule.locate.expect("a locator"))(&text[..whole.end()]);
+    for name in ["s", "scheme"] {
+        let by_regex = caps.name(name).map(|m| (m.start(), m.end()));
+        let by_hand = located
+            .as_ref()
+            .and_then(|l| Groups::name(l, name))
+            .map(|p| (p.start(), p.end()));
+        if by_regex != by_hand {
+            return Err(format!(
+                "{family}: group {name} of {text:?}: regex {by_regex:?}, hand {by_hand:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn located_groups_are_the_regex_captures(
+        bearer in "(?i:bearer)[ \t]{1,2}[A-Za-z0-9._~+/=-]{14,20}=?[ a-z\"]{0,2}",
+        url in "[a-z][a-z+.]{0,3}://[a-z:@]{0,5}:[a-z0-9:/@#\\\\]{0,8}@[a-z.@]{0,4}",
+        aws in "(?i:aws_?secret_?(access_?)?key)(\\\\?[\"'])?[ \t]{0,2}(:=|=>|=|:|==|=:)[ \t]{0,2}(\\\\?[\"'])?[A-Za-z0-9/+=]{27,33}[ \"a-z]?",
+        auth in "(proxy-)?(?i:authorization)(\\\\?[\"'])?[ \t]{0,2}[:=][ \t]{0,2}(\\\\?[\"'])?((?i:bearer|basic|token|bot|digest|ntlm|apikey|sso-key|ssws)[ \t]{0,2})?[a-zA-Z0-9\"'`;:= \t]{0,12}",
+    ) {
+        for (family, text) in [
+            ("bearer-token", bearer),
+            ("url-credentials", url),
+            ("aws-secret-key", aws),
+            ("authorization", auth),
+        ] {
+            if let Err(why) = located_groups_agree(family, &text) {
+                prop_assert!(false, "{}", why);
+            }
+        }
+    }
+}
+
+/// Cases where a locator must choose as the regex does: an operator that
+/// leaves too short a secret, a scheme with no secret after it.
+#[test]
+fn locators_choose_as_the_regex_does() {
+    let key = "A".repeat(29);
+    for (family, text) in [
+        ("aws-secret-key", format!("aws_secret_key:={key}")),
+        ("aws-secret-key", format!("AWS_SECRET_KEY := '{key}x'")),
+        ("aws-secret-key", format!("awssecretkey=>{key}xy")),
+        ("authorization", "Authorization: Bearer".to_string()),
+        ("authorization", "Authorization: Bearer \"x\"".to_string()),
+        (
+            "authorization",
+            "proxy-authorization=\\\"Basic   dXNlcg".to_string(),
+        ),
+        ("authorization", "Authorization: Basically".to_string()),
+        ("url-credentials", "https://user:p@ss:w0rd@host".to_string()),
+        ("url-credentials", "s3://:secret@bucket".to_string()),
+    ] {
+        located_groups_agree(family, &text).unwrap();
     }
 }

@@ -19,6 +19,11 @@ use super::heuristics::{
     bearer_like, has_letter_and_digit, long_opaque, mixed_case, mixed_case_and_digit,
     not_reference, opaque_token, url_password,
 };
+use super::locate::{self, Locate};
+use super::prechecks::{
+    bearer_value_follows, dashes_before, header_value_follows, opaque_run_follows, token_follows,
+    BEARER_MIN_BYTES, FLAG_NAME_BYTES,
+};
 
 /// What to do with a match of a rule.
 #[derive(Clone, Copy)]
@@ -95,7 +100,7 @@ fn header_byte(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'-'
 }
 
-fn name_byte(b: u8) -> bool {
+pub(super) fn name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
 }
 
@@ -138,6 +143,9 @@ pub(super) struct Rule {
     /// The `key = value` rule: read by hand (`assignment.rs`), never by its
     /// regex, which costs several times more.
     pub by_hand: bool,
+    /// Reads the groups of a match by hand (`locate.rs`) instead of the
+    /// regex's capture engine.
+    pub locate: Option<Locate>,
     /// Compiled on first use.
     re: OnceLock<Regex>,
 }
@@ -230,19 +238,23 @@ fn rule(
         reach: 512,
         precheck: None,
         by_hand: false,
+        locate: None,
         re: OnceLock::new(),
     }
 }
 
 /// A token format anchored at one of its prefixes (which start a word).
 fn tok(family: &'static str, prefixes: &[&'static str], pattern: &str) -> Rule {
-    rule(
-        family,
-        pattern.to_string(),
-        Kind::Token,
-        triggers(prefixes, true, Then::Anything),
-        Start::AtTrigger,
-    )
+    Rule {
+        precheck: Some(token_follows),
+        ..rule(
+            family,
+            pattern.to_string(),
+            Kind::Token,
+            triggers(prefixes, true, Then::Anything),
+            Start::AtTrigger,
+        )
+    }
 }
 
 /// A token format whose candidates must also pass `check`.
@@ -299,15 +311,18 @@ pub(super) fn table() -> Vec<Rule> {
         },
         // scheme://user:password@host -- only the password goes. A raw `/`
         // may occur in a password; `host:443/path/@scope` is a port.
-        rule(
-            "url-credentials",
-            format!(
-                r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s?#@\[\]"'<>\\]+)@"#
-            ),
-            Kind::Checked(url_password),
-            triggers(&["://"], false, Then::Anything),
-            back(scheme_byte, 64),
-        ),
+        Rule {
+            locate: Some(locate::url_password),
+            ..rule(
+                "url-credentials",
+                format!(
+                    r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s?#@\[\]"'<>\\]+)@"#
+                ),
+                Kind::Checked(url_password),
+                triggers(&["://"], false, Then::Anything),
+                back(scheme_byte, 64),
+            )
+        },
         tok(
             "slack-webhook",
             &["hooks.slack.com/"],
@@ -355,15 +370,18 @@ pub(super) fn table() -> Vec<Rule> {
             ],
             r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z2-7]{16}(?-u:\b)",
         ),
-        rule(
-            "aws-secret-key",
-            format!(
-                r"(?i-u:aws_?secret_?(?:access_?)?key){Q}[ \t]*(?::=|=>|=|:)[ \t]*{Q}(?P<s>[A-Za-z0-9/+=]{{30,}})"
-            ),
-            Kind::Token,
-            triggers(&["aws_secret", "awssecret"], true, Then::Anything),
-            Start::AtTrigger,
-        ),
+        Rule {
+            locate: Some(locate::aws_secret),
+            ..rule(
+                "aws-secret-key",
+                format!(
+                    r"(?i-u:aws_?secret_?(?:access_?)?key){Q}[ \t]*(?::=|=>|=|:)[ \t]*{Q}(?P<s>[A-Za-z0-9/+=]{{30,}})"
+                ),
+                Kind::Token,
+                triggers(&["aws_secret", "awssecret"], true, Then::Anything),
+                Start::AtTrigger,
+            )
+        },
         tok("google-api-key", &["aiza"], r"AIza[0-9A-Za-z_-]{35}"),
         tok(
             "google-oauth-secret",
@@ -822,7 +840,10 @@ pub(super) fn table() -> Vec<Rule> {
         }
     }
     rules.extend([
-        rule(
+        Rule {
+            precheck: Some(header_value_follows),
+            locate: Some(locate::authorization),
+            ..rule(
             "authorization",
             format!(
                 r#"{B}(?i-u:(?:proxy-)?authorization){Q}[ \t]*[:=][ \t]*{Q}(?P<scheme>(?i-u:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key|ssws)[ \t]+)?(?P<s>[^\s"'`,;\\()\[\]{{}}<>]+)"#
@@ -830,14 +851,19 @@ pub(super) fn table() -> Vec<Rule> {
             Kind::Authorization,
             triggers(&["authorization"], false, Then::Operator),
             back(header_byte, 16),
-        ),
-        rule(
-            "bearer-token",
-            r"(?i-u:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)".to_string(),
-            Kind::Checked(bearer_like),
-            triggers(&["bearer"], true, Then::Blank),
-            Start::AtTrigger,
-        ),
+        )
+        },
+        Rule {
+            precheck: Some(bearer_value_follows),
+            locate: Some(locate::bearer),
+            ..rule(
+                "bearer-token",
+                format!(r"(?i-u:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/-]{{{BEARER_MIN_BYTES},}}=*)"),
+                Kind::Checked(bearer_like),
+                triggers(&["bearer"], true, Then::Blank),
+                Start::AtTrigger,
+            )
+        },
         rule(
             "cookie",
             format!(r#"{B}(?i-u:(?:set-)?cookie){Q}[ \t]*:[ \t]*{Q}(?P<s>[^\r\n"'\\]+)"#),
@@ -951,59 +977,4 @@ pub(super) fn table() -> Vec<Rule> {
         },
     ]);
     rules
-}
-
-/// How far before its name's ending a `--flag` may start.
-const FLAG_NAME_BYTES: usize = 64;
-
-/// A `--` in the run of name bytes before `at`: where the flag rule's
-/// matches start. Key endings followed by a blank are mostly prose (`the
-/// token is`), which this turns away without running the rule's regex.
-fn dashes_before(text: &[u8], at: usize) -> bool {
-    let limit = at.saturating_sub(FLAG_NAME_BYTES);
-    let mut first = at;
-    while first > limit && name_byte(text[first - 1]) {
-        first -= 1;
-    }
-    text[first..at].windows(2).any(|pair| pair == b"--")
-}
-
-/// `[A-Za-z0-9/+_=~.-]` as a table: [`opaque_run_follows`] runs on every
-/// common word that may name a secret.
-static OPAQUE_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric()
-            || matches!(c, b'/' | b'+' | b'_' | b'=' | b'~' | b'.' | b'-');
-        b += 1;
-    }
-    table
-};
-
-/// Within 48 bytes after `at`: a run of 20 value bytes with a digit, which
-/// the context rule's value needs (its name and filler words are shorter).
-/// Looks at the byte that would end a run first, so ordinary prose costs a
-/// few lookups rather than 48.
-pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
-    const RUN: usize = 20;
-    let window = &text[at..text.len().min(at + 48)];
-    let opaque = |b: &u8| OPAQUE_BYTE[usize::from(*b)];
-    // `start` is always where a run may begin: the window's start or just
-    // after a byte that is not a value byte.
-    let mut start = 0;
-    while start + RUN <= window.len() {
-        let last = start + RUN - 1;
-        if let Some(stop) = window[start..=last].iter().rposition(|b| !opaque(b)) {
-            start += stop + 1;
-            continue;
-        }
-        let end = last + 1 + window[last + 1..].iter().take_while(|b| opaque(b)).count();
-        if window[start..end].iter().any(u8::is_ascii_digit) {
-            return true;
-        }
-        start = end + 1;
-    }
-    false
 }

@@ -1,8 +1,10 @@
 //! Unit tests of redaction: fixtures per family, ordinary text, idempotence,
 //! the engine's triggers and windows.
 
-use super::engine::{candidates, is_word_byte, window_start, Engine};
+use super::engine::{candidates, window_start, Engine};
+use super::prechecks;
 use super::rules::Start;
+use super::scan::is_word_byte;
 use super::*;
 use regex::Regex;
 use serde_json::json;
@@ -858,4 +860,58 @@ fn only_triggered_rules_are_compiled() {
             rule.1.family
         );
     }
+}
+
+/// The pre-check of the token formats (`prechecks::token_follows`) never turns
+/// away a match: every format matches only visible ASCII (no blank, no
+/// byte outside ASCII), at least `TOKEN_MIN_BYTES` of it.
+#[test]
+fn token_formats_match_enough_visible_ascii() {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn visible(hir: &Hir) -> bool {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => true,
+            HirKind::Literal(lit) => lit.0.iter().all(u8::is_ascii_graphic),
+            HirKind::Class(Class::Unicode(c)) => c
+                .ranges()
+                .iter()
+                .all(|r| r.start() >= '!' && r.end() <= '~'),
+            HirKind::Class(Class::Bytes(c)) => c
+                .ranges()
+                .iter()
+                .all(|r| r.start() >= b'!' && r.end() <= b'~'),
+            HirKind::Repetition(r) => visible(&r.sub),
+            HirKind::Capture(c) => visible(&c.sub),
+            HirKind::Concat(all) | HirKind::Alternation(all) => all.iter().all(visible),
+        }
+    }
+    let mut checked = 0;
+    for rule in rules::table() {
+        let Some(precheck) = rule.precheck else {
+            continue;
+        };
+        if !std::ptr::fn_addr_eq(
+            precheck,
+            prechecks::token_follows as fn(&[u8], usize) -> bool,
+        ) {
+            continue;
+        }
+        assert!(matches!(rule.start, Start::AtTrigger), "{}", rule.family);
+        let hir = regex_syntax::parse(&rule.pattern).expect("a valid pattern");
+        assert!(
+            visible(&hir),
+            "{}: {} may match a blank",
+            rule.family,
+            rule.pattern
+        );
+        assert!(
+            hir.properties().minimum_len() >= Some(prechecks::TOKEN_MIN_BYTES),
+            "{}: {} may match fewer than {} bytes",
+            rule.family,
+            rule.pattern,
+            prechecks::TOKEN_MIN_BYTES
+        );
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} token formats checked");
 }
