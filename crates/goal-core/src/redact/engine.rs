@@ -204,13 +204,20 @@ impl Engine {
     }
 
     /// Secret spans of every rule, sorted and merged.
-    fn spans(&self, text: &str) -> Vec<Span> {
+    fn spans(&self, text: &str, prechecks: bool) -> Vec<Span> {
         // Per rule: where its next search may start (the end of its last
         // match), so no rule reads the same bytes twice.
         let mut next_from = vec![0usize; self.rules.len()];
         let mut spans: Vec<Span> = Vec::new();
         self.scan(text, |at, rule| {
-            if at >= next_from[rule] {
+            // A pre-check runs once its rule may run there: a trigger inside
+            // the rule's last match costs nothing, however long that match.
+            if at >= next_from[rule]
+                && (!prechecks
+                    || self.rules[rule]
+                        .precheck
+                        .is_none_or(|check| check(text.as_bytes(), at)))
+            {
                 self.run_rule(text, at, rule, &mut next_from[rule], &mut spans);
             }
         });
@@ -232,12 +239,6 @@ impl Engine {
         spans: &mut Vec<Span>,
     ) {
         let rule = &self.rules[index];
-        if rule
-            .precheck
-            .is_some_and(|check| !check(text.as_bytes(), at))
-        {
-            return;
-        }
         match rule.start {
             Start::AtTrigger => {
                 self.anchored(text, at, at, index, next_from, spans);
@@ -389,7 +390,13 @@ impl Engine {
     /// The text with every span replaced by its family's marker, or the
     /// input borrowed when there is none.
     pub(super) fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let spans = self.spans(text);
+        self.redact_with(text, true)
+    }
+
+    /// [`Engine::redact`], with or without the rules' pre-checks (tests: a
+    /// pre-check never changes the output).
+    pub(super) fn redact_with<'t>(&self, text: &'t str, prechecks: bool) -> Cow<'t, str> {
+        let spans = self.spans(text, prechecks);
         if spans.is_empty() {
             return Cow::Borrowed(text);
         }

@@ -349,11 +349,21 @@ pub(super) fn opaque_token(v: &str) -> bool {
 }
 
 /// A value right after a secret's name in prose (`secret key wJalr...`):
-/// long, opaque, not a UUID-less identifier or a path. Hex digests count
-/// here: after the word `token` a 40-hex value is a token, not a commit.
+/// long, opaque (a digit in its first bytes), not a UUID-less identifier
+/// or a path. Hex digests count here: after the word `token` a 40-hex
+/// value is a token, not a commit.
 pub(super) fn context_secret(v: &str) -> bool {
     let v = v.trim_end_matches(['.', ',']);
-    v.len() >= 20 && !is_marker(v) && !is_path(v) && !is_reference(v) && opaque_token(v)
+    v.len() >= 20
+        && !is_marker(v)
+        && !is_path(v)
+        && !is_reference(v)
+        && opaque_token(v)
+        // Its pre-check looks this far for a digit (a bounded look per
+        // trigger keeps redaction linear).
+        && v.bytes()
+            .take(super::prechecks::CONTEXT_DIGIT_BYTES)
+            .any(|b| b.is_ascii_digit())
 }
 
 /// For error texts: words that look like a token cut by truncation

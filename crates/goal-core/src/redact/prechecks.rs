@@ -89,25 +89,43 @@ static OPAQUE_BYTE: [bool; 256] = {
     table
 };
 
-/// Within 48 bytes after `at`: a run of 20 value bytes with a digit, which
-/// the context rule's value needs (its name and filler words are shorter).
-/// Looks at the byte that would end a run first, so ordinary prose costs a
-/// few lookups rather than 48.
+/// Where the context rule's secret may start, at the latest, after its
+/// trigger: its longest name (21 bytes), three filler words with their
+/// blanks (27) and what may come before a value (10), as bounded in its
+/// pattern.
+pub(super) const CONTEXT_REACH: usize = 58;
+
+/// How far into its value the context rule looks for a digit (see
+/// `heuristics::context_secret`), so that a trigger costs a bounded look
+/// however long the run of value bytes after it.
+pub(super) const CONTEXT_DIGIT_BYTES: usize = 64;
+
+/// A run of 20 value bytes or more that starts at most [`CONTEXT_REACH`]
+/// bytes after `at`, with a digit early enough: what the context rule's
+/// secret lies in. Looks at the byte that would end a run first, so
+/// ordinary prose costs a few lookups per word.
 pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
     const RUN: usize = 20;
-    let window = &text[at..text.len().min(at + 48)];
+    let text = &text[at..];
+    // No secret's first digit lies past this.
+    let digits_end = text.len().min(CONTEXT_REACH + CONTEXT_DIGIT_BYTES);
     let opaque = |b: &u8| OPAQUE_BYTE[usize::from(*b)];
-    // `start` is always where a run may begin: the window's start or just
-    // after a byte that is not a value byte.
+    // `start` is always where a run may begin: `at` or just after a byte
+    // that is not a value byte.
     let mut start = 0;
-    while start + RUN <= window.len() {
+    while start <= CONTEXT_REACH && start + RUN <= text.len() {
         let last = start + RUN - 1;
-        if let Some(stop) = window[start..=last].iter().rposition(|b| !opaque(b)) {
+        if let Some(stop) = text[start..=last].iter().rposition(|b| !opaque(b)) {
             start += stop + 1;
             continue;
         }
-        let end = last + 1 + window[last + 1..].iter().take_while(|b| opaque(b)).count();
-        if window[start..end].iter().any(u8::is_ascii_digit) {
+        let end = last
+            + 1
+            + text[last + 1..digits_end.max(last + 1)]
+                .iter()
+                .take_while(|b| opaque(b))
+                .count();
+        if text[start..end].iter().any(u8::is_ascii_digit) {
             return true;
         }
         start = end + 1;

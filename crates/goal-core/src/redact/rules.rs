@@ -137,8 +137,9 @@ pub(super) struct Rule {
     /// Bytes after the trigger the window first spans; grown when a match
     /// reaches the window's end.
     pub reach: usize,
-    /// A cheap test of the bytes after the trigger that must pass before
-    /// the regex runs (for rules whose triggers are common words).
+    /// A cheap test of the bytes around the trigger that must pass before
+    /// the regex runs (for rules whose triggers are common words); the scan
+    /// runs it, so a trigger it turns away is never reported.
     pub precheck: Option<fn(&[u8], usize) -> bool>,
     /// The `key = value` rule: read by hand (`assignment.rs`), never by its
     /// regex, which costs several times more.
@@ -956,12 +957,13 @@ pub(super) fn table() -> Vec<Rule> {
             Start::AtTrigger,
         ),
         // Prose and logs: `secret key wJalr...`, `the token is 3f9c...`,
-        // `API key: ...`: a long opaque value right after a secret's name.
+        // `API key: ...`: a long opaque value right after a secret's name
+        // (at most `prechecks::CONTEXT_REACH` bytes after it).
         Rule {
             precheck: Some(opaque_run_follows),
             ..rule(
             "secret",
-            r#"(?i-u:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?|(?:(?:access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)(?:[ \t]+(?i-u:is|was|are|=|:|->|of|for|to|now|here|value))*[ \t]*[:=]?[ \t]*["'`]?(?P<s>[A-Za-z0-9/+_=~-](?:\.?[A-Za-z0-9/+_=~-]){19,})"#
+            r#"(?i-u:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?|(?:(?:access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)(?:[ \t]{1,4}(?i-u:is|was|are|=|:|->|of|for|to|now|here|value)){0,3}[ \t]{0,4}[:=]?[ \t]{0,4}["'`]?(?P<s>[A-Za-z0-9/+_=~-](?:\.?[A-Za-z0-9/+_=~-]){19,})"#
                 .to_string(),
             Kind::Checked(super::heuristics::context_secret),
             triggers(

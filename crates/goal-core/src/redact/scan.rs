@@ -35,6 +35,11 @@ fn pair_index(first: u8, second: u8) -> usize {
     usize::from(u16::from_le_bytes([first, second]))
 }
 
+/// The index of a pair of ASCII bytes in the slot table.
+fn slot_index(first: u8, second: u8) -> usize {
+    usize::from(first & 0x7f) | usize::from(second & 0x7f) << 7
+}
+
 /// Positions the scan tests per mask: a bit per position.
 const CHUNK: usize = 64;
 
@@ -107,7 +112,9 @@ struct Literal {
     /// that an upper-case letter compares equal (the literal is lower
     /// case).
     head_fold: u64,
-    uses: Vec<Use>,
+    /// Its rules: `uses[first_use..end_use]` of the table.
+    first_use: u16,
+    end_use: u16,
 }
 
 impl Literal {
@@ -125,7 +132,8 @@ impl Literal {
             head,
             head_mask,
             head_fold,
-            uses: Vec::new(),
+            first_use: 0,
+            end_use: 0,
         }
     }
 
@@ -148,12 +156,14 @@ impl Literal {
     }
 }
 
-/// The literals that start with one pair of bytes.
+/// The literals that start with one pair of bytes: `literals[first..end]`
+/// of the table.
 struct Group {
     /// The third bytes (lower case) of those literals, as a 256-bit set;
     /// every byte when a literal is the pair alone.
     third: [u64; 4],
-    literals: Vec<Literal>,
+    first: u16,
+    end: u16,
 }
 
 impl Group {
@@ -164,27 +174,38 @@ impl Group {
                 let b = b.to_ascii_lowercase();
                 self.third[usize::from(b >> 6)] & (1 << (b & 63)) != 0
             }
-            // Only a literal of two bytes fits before the end.
-            None => self.literals.iter().any(|l| l.lit.len() == 2),
+            // Only a literal of two bytes fits before the end, and those
+            // allow every third byte.
+            None => self.third == [u64::MAX; 4],
         }
     }
 }
+
+/// One pair's third-byte set and its literals with their uses, before they
+/// are laid out flat.
+type PairLiterals = ([u64; 4], Vec<(Literal, Vec<Use>)>);
 
 /// Every rule's triggers, arranged for the scan.
 pub(super) struct Triggers {
     /// What a byte pair (in any ASCII case) can be, as `PAIR_*` bits.
     pairs: Box<[u8; 1 << 16]>,
-    /// Groups by their pair (lower case): `slots[pair]` is 0 or one more
-    /// than an index into `groups`.
-    slots: Box<[u16]>,
+    /// Groups by their pair (lower-case ASCII, see [`slot_index`]):
+    /// `slots[pair]` is 0 or one more than an index into `groups`. Small
+    /// enough to stay in the first-level cache.
+    slots: Box<[u8; 1 << 14]>,
     groups: Vec<Group>,
+    /// Every literal, grouped by pair, and every use, grouped by literal:
+    /// flat, so a check follows no pointer but the table's.
+    literals: Vec<Literal>,
+    uses: Vec<Use>,
 }
 
 impl Triggers {
     pub(super) fn new(rules: &[Rule]) -> Triggers {
         let mut pairs = Box::new([0u8; 1 << 16]);
-        let mut slots = vec![0u16; 1 << 16].into_boxed_slice();
-        let mut groups: Vec<Group> = Vec::new();
+        let mut slots = Box::new([0u8; 1 << 14]);
+        // Built nested (pair, literal, uses), then laid out flat.
+        let mut nested: Vec<PairLiterals> = Vec::new();
         // Pairs that start a trigger which may sit inside a word.
         let mut anywhere = vec![false; 1 << 16];
         let mark = |pairs: &mut [u8; 1 << 16], first: u8, second: u8, bit: u8| {
@@ -222,33 +243,46 @@ impl Triggers {
                     None => (0..=u8::MAX)
                         .for_each(|any| mark(&mut pairs, bytes[1], any, PAIR_CONTINUES)),
                 }
-                let pair = pair_index(bytes[0], bytes[1]);
-                anywhere[pair] |= !word_start;
-                if slots[pair] == 0 {
-                    groups.push(Group {
-                        third: [0; 4],
-                        literals: Vec::new(),
-                    });
-                    slots[pair] = u16::try_from(groups.len()).expect("few trigger pairs");
+                anywhere[pair_index(bytes[0], bytes[1])] |= !word_start;
+                let slot = slot_index(bytes[0], bytes[1]);
+                if slots[slot] == 0 {
+                    nested.push(([0; 4], Vec::new()));
+                    slots[slot] = u8::try_from(nested.len()).expect("fewer than 256 trigger pairs");
                 }
-                let group = &mut groups[usize::from(slots[pair]) - 1];
+                let (third, literals) = &mut nested[usize::from(slots[slot]) - 1];
                 match bytes.get(2) {
-                    Some(&b) => group.third[usize::from(b >> 6)] |= 1 << (b & 63),
-                    None => group.third = [u64::MAX; 4],
+                    Some(&b) => third[usize::from(b >> 6)] |= 1 << (b & 63),
+                    None => *third = [u64::MAX; 4],
                 }
-                let at = match group.literals.iter().position(|l| l.lit == bytes) {
+                let at = match literals.iter().position(|(l, _)| l.lit == bytes) {
                     Some(at) => at,
                     None => {
-                        group.literals.push(Literal::new(lit));
-                        group.literals.len() - 1
+                        literals.push((Literal::new(lit), Vec::new()));
+                        literals.len() - 1
                     }
                 };
-                group.literals[at].uses.push(Use {
+                literals[at].1.push(Use {
                     rule: index,
                     word_start,
                     then,
                 });
             }
+        }
+        let (mut groups, mut flat, mut uses) = (Vec::new(), Vec::new(), Vec::new());
+        let short = |n: usize| u16::try_from(n).expect("few triggers");
+        for (third, literals) in nested {
+            let first = short(flat.len());
+            for (mut literal, rules) in literals {
+                literal.first_use = short(uses.len());
+                uses.extend(rules);
+                literal.end_use = short(uses.len());
+                flat.push(literal);
+            }
+            groups.push(Group {
+                third,
+                first,
+                end: short(flat.len()),
+            });
         }
         for (index, flags) in pairs.iter_mut().enumerate() {
             let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
@@ -264,6 +298,8 @@ impl Triggers {
             pairs,
             slots,
             groups,
+            literals: flat,
+            uses,
         }
     }
 
@@ -321,11 +357,12 @@ impl Triggers {
     /// Calls `found` for the rules whose trigger occurs at `at`.
     #[inline]
     fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
-        let pair = pair_index(
+        // Bytes outside ASCII fold onto an ASCII pair's slot; the literal
+        // comparison below is exact.
+        let slot = self.slots[slot_index(
             bytes[at].to_ascii_lowercase(),
             bytes[at + 1].to_ascii_lowercase(),
-        );
-        let slot = self.slots[pair];
+        )];
         if slot == 0 {
             return;
         }
@@ -336,9 +373,10 @@ impl Triggers {
         let word = bytes
             .get(at..at + 8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
-        for literal in &group.literals {
+        for literal in &self.literals[usize::from(group.first)..usize::from(group.end)] {
             if literal.occurs_at(bytes, at, word) {
-                for u in &literal.uses {
+                let uses = usize::from(literal.first_use)..usize::from(literal.end_use);
+                for u in &self.uses[uses] {
                     if u.fits(bytes, at, literal.lit.len()) {
                         found(at, u.rule);
                     }
