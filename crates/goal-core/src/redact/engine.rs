@@ -400,7 +400,8 @@ impl Engine {
         if spans.is_empty() {
             return Cow::Borrowed(text);
         }
-        let mut out = String::with_capacity(text.len() + spans.len() * 16);
+        // Fresh memory in the hook: a big output takes huge pages there.
+        let mut out = crate::buffer::string(text.len() + spans.len() * 16);
         let mut copied = 0;
         for span in &spans {
             out.push_str(&text[copied..span.start]);
