@@ -222,17 +222,68 @@ fn bare_is_secret(v: &str, ctx: &BareContext) -> bool {
         return v.len() > 6;
     }
     if identifier {
-        return (ctx.after_colon && ctx.ends_line && v.bytes().all(|b| b.is_ascii_lowercase()))
-            || (ctx.tight && !reads_like_variable(v));
+        // After a password's name, a word is a password whatever its
+        // letters (`password=xABBcdEf`, `password: Hunter`); after other
+        // names a camelCase or capitalised word reads as code.
+        let password = is_password_key(ctx.key);
+        let word = |b: u8| {
+            if password {
+                b.is_ascii_alphabetic()
+            } else {
+                b.is_ascii_lowercase()
+            }
+        };
+        return (ctx.after_colon && ctx.ends_line && v.bytes().all(word))
+            || (ctx.tight && !reads_like_variable(v, password));
     }
     true
 }
 
 /// `user_password`, `dbPassword`, `self.pw`: how code names a variable.
-fn reads_like_variable(v: &str) -> bool {
+/// After a password's name only the first kind counts: a password may mix
+/// cases like a camelCase name.
+fn reads_like_variable(v: &str, password: bool) -> bool {
     let b = v.as_bytes();
     v.contains(['_', '.', '$'])
-        || (b[0].is_ascii_lowercase() && b.iter().any(u8::is_ascii_uppercase))
+        || (!password && b[0].is_ascii_lowercase() && b.iter().any(u8::is_ascii_uppercase))
+}
+
+/// Does a key name a password (`password`, `DB_PASSWD`, `dbPassword`,
+/// `--pwd`, `passphrase`)?
+fn is_password_key(key: &str) -> bool {
+    let norm = Folded::new(key);
+    ["password", "passwd", "passphrase", "pwd"]
+        .iter()
+        .any(|name| norm.ends_with(name))
+}
+
+/// A Discord bot token: its first part is the base64 of a numeric id (17
+/// to 20 digits, not starting with 0).
+pub(super) fn discord_bot_token(v: &str) -> bool {
+    let Some((id, _)) = v.split_once('.') else {
+        return false;
+    };
+    let (mut bits, mut held, mut digits) = (0u32, 0u32, 0usize);
+    for b in id.bytes() {
+        let six = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            _ => return false,
+        };
+        bits = (bits << 6 | u32::from(six)) & 0xfff;
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            let byte = (bits >> held) & 0xff;
+            let first_ok = digits > 0 || byte != u32::from(b'0');
+            if !(u32::from(b'0')..=u32::from(b'9')).contains(&byte) || !first_ok {
+                return false;
+            }
+            digits += 1;
+        }
+    }
+    (17..=20).contains(&digits)
 }
 
 /// Does a key name a secret by itself (`password`, `api_key`,

@@ -16,8 +16,8 @@ use regex::Regex;
 
 use super::assignment;
 use super::heuristics::{
-    bearer_like, has_letter_and_digit, long_opaque, mixed_case, mixed_case_and_digit,
-    not_reference, opaque_token, url_password,
+    bearer_like, discord_bot_token, has_letter_and_digit, long_opaque, mixed_case,
+    mixed_case_and_digit, not_reference, opaque_token, url_password,
 };
 use super::locate::{self, Locate};
 use super::prechecks::{
@@ -333,6 +333,17 @@ pub(super) fn table() -> Vec<Rule> {
             "discord-webhook",
             &["discord.com/api/webhooks/", "discordapp.com/api/webhooks/"],
             r"discord(?:app)?\.com/api/webhooks/[0-9]{5,}/(?P<s>[A-Za-z0-9_-]{20,})",
+        ),
+        // A Discord bot token standing alone: the base64 of the bot's
+        // numeric id (so it starts `M`, `N` or `O` and then `D`, `T`, `j`
+        // or `z`), a timestamp, an HMAC. The check decodes the id.
+        checked(
+            "discord-bot-token",
+            &[
+                "md", "mt", "mj", "mz", "nd", "nt", "nj", "nz", "od", "ot", "oj", "oz",
+            ],
+            r"[MNO][A-Za-z0-9]{22,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}",
+            discord_bot_token,
         ),
         rule(
             "teams-webhook",
@@ -921,7 +932,7 @@ pub(super) fn table() -> Vec<Rule> {
             ..rule(
                 "secret",
                 format!(
-                    r"--(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)[ \t]+{FLAG_VALUE}"
+                    r"--(?P<key>(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token))[ \t]+{FLAG_VALUE}"
                 ),
                 Kind::Flag,
                 triggers(KEY_ENDINGS, false, Then::Blank),

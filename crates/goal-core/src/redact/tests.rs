@@ -922,3 +922,27 @@ fn token_formats_match_enough_visible_ascii() {
     }
     assert!(checked > 100, "only {checked} token formats checked");
 }
+
+/// A Discord bot token is redacted standing alone; a string of its shape
+/// whose first part is not the base64 of a numeric id is left alone.
+#[test]
+fn discord_bot_tokens_alone_and_lookalikes() {
+    let mut rng = super::corpus::Rng(0xd15c_0bd0_7042_1e55);
+    for (digits, hmac) in [(17, 27), (18, 27), (19, 38), (20, 38)] {
+        let token = super::corpus::discord_bot_token(&mut rng, digits, hmac);
+        for line in [
+            token.clone(),
+            format!("bot.run({token:?})"),
+            format!("the bot logs in with {token} now"),
+        ] {
+            let out = redact(&line);
+            assert!(!out.contains(&token), "{line:?} -> {out:?}");
+            assert!(out.contains("[REDACTED:discord-bot-token]"), "{out:?}");
+        }
+    }
+    let lookalike = format!("M{}.{}.{}", "z".repeat(23), mix(6), mix(30));
+    assert_eq!(redact(&lookalike), lookalike.as_str());
+    for prose in ["Other notes on mdBook", "Not ready; odd ojos.", "NZ.Nd.Mt"] {
+        assert_eq!(redact(prose), prose);
+    }
+}
