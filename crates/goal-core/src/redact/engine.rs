@@ -415,6 +415,14 @@ impl Engine {
         Cow::Owned(out)
     }
 
+    /// The texts redaction replaces in `text`, with their families.
+    pub(super) fn secrets<'t>(&self, text: &'t str) -> Vec<(&'t str, &'static str)> {
+        self.spans(text, true)
+            .iter()
+            .map(|s| (&text[s.start..s.end], self.rules[s.rule].family))
+            .collect()
+    }
+
     /// Rules whose trigger occurs in `text` (tests: triggers must be
     /// necessary for a match).
     #[cfg(test)]

@@ -203,8 +203,9 @@ const FLAG_VALUE: &str = concat!(
     r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
     r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
     r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\-][^\s"'`,;&|()\[\]{}\\]*))"#,
-    // What follows: another flag, a pipe or the line's end (a command).
-    r"(?P<fend>[ \t]*(?:-|[|;&]|(?m:$)))?",
+    // What follows: another flag, a pipe, the line's end or the quote or
+    // bracket closing a quoted command (a command, echoed or not).
+    r#"(?P<fend>[ \t]*(?:-|[|;&]|["'`)\]]|(?m:$)))?"#,
 );
 
 /// Optional quote between a key and its operator, possibly JSON-escaped.
