@@ -296,6 +296,14 @@ export declare function preview(text: string, maxChars: number): string
 export declare function redact(text: string): string
 
 /**
+ * Redact a line the `goal-system` command prints that may echo some of
+ * `inputs` (its arguments): each input as it stands alone, then the line
+ * (`message`: as an error or a warning, where a word that looks like a
+ * token cut short and any long opaque mixed-case word go too).
+ */
+export declare function redactLine(text: string, inputs: Array<string>, message: boolean): string
+
+/**
  * Run one hook: `host` is `copilot-cli`, `copilot-sdk`, `vscode` or `claude`;
  * `event` is the event name in any case style (`preToolUse`, `PreToolUse`,
  * `agentStop`, `Stop`, ...); `stdin` is the host's JSON payload. Never throws:

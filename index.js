@@ -859,6 +859,7 @@ module.exports.openGoal = nativeBinding.openGoal
 module.exports.openGoalSync = nativeBinding.openGoalSync
 module.exports.preview = nativeBinding.preview
 module.exports.redact = nativeBinding.redact
+module.exports.redactLine = nativeBinding.redactLine
 module.exports.runHook = nativeBinding.runHook
 module.exports.runHookBytes = nativeBinding.runHookBytes
 module.exports.statePaths = nativeBinding.statePaths

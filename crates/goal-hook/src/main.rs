@@ -35,6 +35,8 @@ fn statusline() {
 }
 
 fn main() {
+    // One payload, then exit: big buffers may take huge pages.
+    goal_core::buffer::short_lived();
     if std::env::args().nth(1).as_deref() == Some("statusline") {
         statusline();
         return;

@@ -2,7 +2,11 @@
 //! script, no external file, a Content-Security-Policy that forbids fetching
 //! anything) showing the objective and status, the completion gate as a
 //! checklist with evidence, requirements against coverage, the timeline and
-//! budget use. Every text from the record is HTML-escaped here, once.
+//! budget use. Every text from the record is redacted (as it stands, then
+//! again as the page quotes it) and HTML-escaped here: a record written by
+//! another writer (an earlier release, the JavaScript system, a hand edit)
+//! may hold what redaction would have taken, and the page is meant to be
+//! shared.
 
 use std::fmt::Write as _;
 
@@ -11,8 +15,10 @@ use super::{budget_use, checklist, coverage, elapsed_ms, human_duration, human_t
 use crate::clock;
 use crate::record::Goal;
 
-/// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted attributes.
+/// Redacted, then `&`, `<`, `>`, `"` and `'` as entities: safe in text and
+/// in quoted attributes.
 pub fn escape(text: &str) -> String {
+    let text = crate::redact::redact(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -205,6 +211,9 @@ fn legend(out: &mut String) {
 
 /// The whole page for `goal` and its timeline, as of `now_ms`.
 pub fn render(goal: &Goal, t: &Timeline, now_ms: u64) -> String {
+    // Each text redacted as it stands, before the page quotes it (the gate
+    // names a requirement in its own sentence).
+    let goal = &goal.redacted();
     let mut out = String::with_capacity(32 * 1024);
     let status = goal.completion_status.as_str();
     let _ = write!(
