@@ -61,13 +61,14 @@ const quote = (a) => `'${String(a).replaceAll("'", "'\\''")}'`
  * Run `argv` as `host` ('copilot' | 'claude') runs a hook command; any other host runs it
  * directly (VS Code's shape is not checked). Returns spawnSync's result.
  */
-export function spawnAsHost(host, argv, { input, env, timeout = 20_000 } = {}) {
+export function spawnAsHost(host, argv, { input, env, cwd, timeout = 20_000 } = {}) {
   if (!HOOK_SHAPE[host]) {
-    return spawnSync(argv[0], argv.slice(1), { input, env, encoding: 'utf8', timeout })
+    return spawnSync(argv[0], argv.slice(1), { input, env, cwd, encoding: 'utf8', timeout })
   }
   return spawnSync(fakeHost(host), ['-c', HOOK_SHAPE[host]], {
     input,
     env: { ...env, GOAL_TEST_COMMAND: argv.map(quote).join(' ') },
+    cwd,
     encoding: 'utf8',
     timeout,
   })
