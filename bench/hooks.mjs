@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HOOKS_FILES, entryCommand, hooksFiles } from '../scripts/hooks-files.mjs'
+import { makeTree } from './tree.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const addon = createRequire(import.meta.url)(join(root, 'index.js'))
@@ -44,7 +45,8 @@ process.env.GOAL_SYSTEM_STATE_ROOT = env.GOAL_SYSTEM_STATE_ROOT
 const installed = (host, event) =>
   entryCommand(host, event).replaceAll('${GOAL_SYSTEM_HOOK}', native).replaceAll('${GOAL_SYSTEM_HOME}', root)
 
-const cwd = '/tmp/bench-project'
+const treeFiles = Number(process.env.GOAL_BENCH_FILES ?? 10_000)
+const cwd = makeTree(join(home, 'project'), treeFiles)
 /** The events of each host, as its installed hooks file lists them. */
 const files = hooksFiles()
 const fileEvents = Object.fromEntries(

@@ -126,7 +126,35 @@ pub fn diff(before: &Manifest, after: &Manifest) -> Diff {
     out
 }
 
+/// Is `path` inside the folder `folder`?
+pub fn is_under(path: &str, folder: &str) -> bool {
+    path.strip_prefix(folder)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+impl Diff {
+    /// Add `other`'s paths (a later, disjoint part of the tree).
+    pub fn extend(&mut self, other: Diff) {
+        self.added.extend(other.added);
+        self.modified.extend(other.modified);
+        self.removed.extend(other.removed);
+    }
+}
+
 impl Manifest {
+    /// The entries at and under `path`: they sit together, right where
+    /// `path` is or would be.
+    pub fn subtree(&self, path: &str) -> std::ops::Range<usize> {
+        let start = self
+            .entries
+            .partition_point(|e| cmp_path(&e.path, path) == Ordering::Less);
+        let len = self.entries[start..]
+            .iter()
+            .take_while(|e| e.path == path || is_under(&e.path, path))
+            .count();
+        start..start + len
+    }
+
     pub fn get(&self, path: &str) -> Option<&Entry> {
         self.entries
             .binary_search_by(|e| cmp_path(&e.path, path))
@@ -304,6 +332,27 @@ mod tests {
         z.ctime += 1;
         touched.set("z", Some(z));
         assert_eq!(diff(&after, &touched).modified, vec!["z"]);
+    }
+
+    #[test]
+    fn a_subtree_is_the_folder_and_what_it_holds() {
+        let m = Manifest {
+            entries: ["a", "a/x", "a/x/y", "a-c", "a.b", "b"]
+                .iter()
+                .map(|p| file(p, 1, 1))
+                .collect(),
+        };
+        let paths = |r: std::ops::Range<usize>| {
+            m.entries[r]
+                .iter()
+                .map(|e| e.path.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(paths(m.subtree("a")), vec!["a", "a/x", "a/x/y"]);
+        assert_eq!(paths(m.subtree("a/x/y")), vec!["a/x/y"]);
+        assert_eq!(m.subtree("a/w"), 1..1);
+        assert_eq!(m.subtree("c"), 6..6);
+        assert!(is_under("a/x", "a") && !is_under("a-c", "a") && !is_under("a", "a"));
     }
 
     #[test]
