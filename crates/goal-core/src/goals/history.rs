@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::evidence::{self, Context, Judged, Observed};
 use crate::hooks::ToolCall;
 use crate::observe::watch::{self, Look};
-use crate::observe::{self, Diff, Limits, Scope, TreeState, Walked};
+use crate::observe::{self, is_under, Diff, Limits, Scope, TreeState, Walked};
 use crate::outcome::Report;
 use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind};
 use crate::redact;
@@ -45,6 +45,8 @@ pub struct Tree<'a> {
     /// The watcher's mark to keep, when one was asked (`Some(None)`: none
     /// vouches for the tree now).
     mark: Option<Option<String>>,
+    /// Walk, whatever the watcher would say (see [`Tree::exact`]).
+    exact: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -58,7 +60,17 @@ impl<'a> Tree<'a> {
             walked: false,
             dirty: false,
             mark: None,
+            exact: false,
         }
+    }
+
+    /// Observe by walking only: for the completion gate, which decides on
+    /// what the tree holds now, not on what a watcher could see change (a
+    /// file written through a hard link from outside the tree, or through a
+    /// shared memory map, gives no event).
+    pub fn exact(mut self) -> Tree<'a> {
+        self.exact = true;
+        self
     }
 
     fn kept(&mut self, goal: &Goal) -> Option<&mut TreeState> {
@@ -87,6 +99,9 @@ impl<'a> Tree<'a> {
             .and_then(|t| t.watch.as_deref());
         let store = self.store;
         let scope = || observe::goal_scope(store, &goal.cwd);
+        if self.exact {
+            return self.walk_all(goal, &scope()).0;
+        }
         match watch::look(self.store, &self.root, kept) {
             Look::Changed { mark, paths, .. } => {
                 self.mark = Some(Some(mark));
@@ -94,14 +109,14 @@ impl<'a> Tree<'a> {
                     // Nothing changed since the kept tree (`kept` implies one).
                     return Observed::Tree(Diff::default());
                 }
-                let scope = scope();
+                let root = self.root.clone();
                 if let Some(state) = self.kept(goal) {
-                    if let Ok(diff) = state.refresh(&scope, &paths) {
+                    if let Ok(diff) = state.refresh_seen(&root, scope, &paths) {
                         self.dirty = true;
                         return Observed::Tree(diff);
                     }
                 }
-                self.walk_all(goal, &scope).0
+                self.walk_all(goal, &scope()).0
             }
             Look::Walk { mark } => {
                 self.mark = Some(Some(mark));
@@ -151,8 +166,38 @@ impl<'a> Tree<'a> {
         Observed::Words
     }
 
-    /// A tool wrote `paths`: they are read again, no walk.
+    /// A tool wrote `paths`: they are read again, no walk. With the tree's
+    /// watcher, only those it saw change (or a new folder holding them) are,
+    /// as it vouches for them; its mark stays, since what else changed is
+    /// the next walk's to see.
     fn patch(&mut self, goal: &Goal, paths: &[String]) -> Observed {
+        let kept = goal
+            .tool_history
+            .tree
+            .as_ref()
+            .and_then(|t| t.watch.as_deref());
+        if let (Some(kept), false) = (kept, self.exact) {
+            if let Look::Changed { paths: seen, .. } =
+                watch::look(self.store, &self.root, Some(kept))
+            {
+                let related = |p: &&String| {
+                    seen.iter()
+                        .any(|s| s == *p || is_under(p, s) || is_under(s, p))
+                };
+                let wanted: Vec<String> = paths.iter().filter(related).cloned().collect();
+                if wanted.is_empty() {
+                    return self.quiet(goal);
+                }
+                let (root, store) = (self.root.clone(), self.store);
+                let scope = || observe::goal_scope(store, &goal.cwd);
+                if let Some(state) = self.kept(goal) {
+                    if let Ok(diff) = state.refresh_seen(&root, scope, &wanted) {
+                        self.dirty = true;
+                        return Observed::Tree(diff);
+                    }
+                }
+            }
+        }
         let scope = observe::goal_scope(self.store, &goal.cwd);
         match self.kept(goal) {
             Some(state) => match state.refresh(&scope, paths) {

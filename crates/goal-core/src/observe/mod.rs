@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use crate::error::Result;
 use crate::record::TreeMark;
 use crate::store::Store;
-pub use manifest::{Diff, Entry, Manifest};
+pub use manifest::{is_under, Diff, Entry, Manifest};
 pub use walk::{Limits, Scope, Walked};
 
 /// Side-file folder of the kept trees.
@@ -75,10 +75,10 @@ impl TreeState {
     pub fn decode(bytes: &[u8]) -> Option<TreeState> {
         let mut r = manifest::Reader::new(bytes)?;
         let manifest = r.manifest()?;
-        let outputs = (0..r.count(8)?)
+        let outputs = (0..r.count(1)?)
             .map(|_| r.text())
             .collect::<Option<Vec<_>>>()?;
-        let memo = (0..r.count(48)?)
+        let memo = (0..r.count(33)?)
             .map(|_| Some((r.text()?, r.bytes()?.try_into().ok()?)))
             .collect::<Option<Vec<_>>>()?;
         r.done().then_some(TreeState {
@@ -131,7 +131,7 @@ impl TreeState {
         scope: &Scope,
         paths: &[String],
     ) -> std::result::Result<Diff, Walked> {
-        let mut tops: Vec<String> = paths.iter().map(|p| self.top_of(scope, p)).collect();
+        let mut tops: Vec<String> = paths.iter().map(|p| self.top_of(scope.root(), p)).collect();
         tops.sort_by(|a, b| manifest::cmp_path(a, b));
         tops.dedup();
         // A path inside another one listed is read with it.
@@ -139,17 +139,7 @@ impl TreeState {
         let mut diff = Diff::default();
         for top in &tops {
             let now = scope.entries_at(top, Limits::default())?;
-            let range = self.manifest.subtree(top);
-            let before = Manifest {
-                entries: self.manifest.entries[range.clone()].to_vec(),
-            };
-            diff.extend(manifest::diff(
-                &before,
-                &Manifest {
-                    entries: now.clone(),
-                },
-            ));
-            self.manifest.entries.splice(range, now);
+            diff.extend(self.replace(top, now));
         }
         if self.manifest.entries.len() > walk::MAX_ENTRIES {
             return Err(Walked::TooBig);
@@ -157,9 +147,65 @@ impl TreeState {
         Ok(self.settle(scope.root(), diff))
     }
 
+    /// [`TreeState::refresh`] for paths the tree's watcher reported: it
+    /// admits only what the walk's rules let in, so a file (or link) there
+    /// is read as it is, and only a folder (new, moved in, or no longer a
+    /// file) is listed under the rules (`scope` is made on first need:
+    /// making one compiles the ignore files).
+    pub fn refresh_seen(
+        &mut self,
+        root: &Path,
+        scope: impl FnOnce() -> Scope,
+        paths: &[String],
+    ) -> std::result::Result<Diff, Walked> {
+        let mut scope = Some(scope);
+        let mut made: Option<Scope> = None;
+        let mut tops: Vec<String> = paths.iter().map(|p| self.top_of(root, p)).collect();
+        tops.sort_by(|a, b| manifest::cmp_path(a, b));
+        tops.dedup();
+        tops.dedup_by(|inner, outer| manifest::is_under(inner, outer));
+        let mut diff = Diff::default();
+        for top in &tops {
+            let now = match fs::symlink_metadata(root.join(top)) {
+                Err(_) => Vec::new(),
+                Ok(meta) if !meta.file_type().is_dir() => {
+                    vec![walk::entry_of(top.clone(), &meta)]
+                }
+                Ok(_) => {
+                    let scope = match made.as_ref() {
+                        Some(scope) => scope,
+                        None => made.insert((scope.take().expect("made once"))()),
+                    };
+                    scope.entries_at(top, Limits::default())?
+                }
+            };
+            diff.extend(self.replace(top, now));
+        }
+        if self.manifest.entries.len() > walk::MAX_ENTRIES {
+            return Err(Walked::TooBig);
+        }
+        Ok(self.settle(root, diff))
+    }
+
+    /// Put `now` where the entries at and under `top` were; what changed.
+    fn replace(&mut self, top: &str, now: Vec<Entry>) -> Diff {
+        let range = self.manifest.subtree(top);
+        let before = Manifest {
+            entries: self.manifest.entries[range.clone()].to_vec(),
+        };
+        let diff = manifest::diff(
+            &before,
+            &Manifest {
+                entries: now.clone(),
+            },
+        );
+        self.manifest.entries.splice(range, now);
+        diff
+    }
+
     /// The path to read again for `path`: itself, or its highest folder that
     /// the manifest lacks or that is no longer a folder on the disk.
-    fn top_of(&self, scope: &Scope, path: &str) -> String {
+    fn top_of(&self, root: &Path, path: &str) -> String {
         let mut top = path;
         let mut at = path;
         while let Some((parent, _)) = at.rsplit_once('/') {
@@ -167,8 +213,8 @@ impl TreeState {
                 .manifest
                 .get(parent)
                 .is_some_and(|e| e.kind == manifest::Kind::Folder);
-            let on_disk = fs::symlink_metadata(scope.root().join(parent))
-                .is_ok_and(|m| m.file_type().is_dir());
+            let on_disk =
+                fs::symlink_metadata(root.join(parent)).is_ok_and(|m| m.file_type().is_dir());
             if !known || !on_disk {
                 top = parent;
             }

@@ -494,7 +494,7 @@ pub fn walk(root: &Path, excluded: &[PathBuf], limits: Limits) -> Walked {
 }
 
 /// The facts of one file or link that a write changes.
-pub(super) fn entry_of(path: String, meta: &Metadata) -> Entry {
+pub(crate) fn entry_of(path: String, meta: &Metadata) -> Entry {
     let kind = if meta.file_type().is_symlink() {
         Kind::Link
     } else if meta.is_dir() {
