@@ -177,14 +177,21 @@ impl<'a> Tree<'a> {
             .as_ref()
             .and_then(|t| t.watch.as_deref());
         if let (Some(kept), false) = (kept, self.exact) {
-            if let Look::Changed { paths: seen, .. } =
-                watch::look(self.store, &self.root, Some(kept))
+            if let Look::Changed {
+                paths: seen, mark, ..
+            } = watch::look(self.store, &self.root, Some(kept))
             {
-                let related = |p: &&String| {
-                    seen.iter()
-                        .any(|s| s == *p || is_under(p, s) || is_under(s, p))
-                };
-                let wanted: Vec<String> = paths.iter().filter(related).cloned().collect();
+                let related = |p: &String, s: &String| s == p || is_under(p, s) || is_under(s, p);
+                let wanted: Vec<String> = paths
+                    .iter()
+                    .filter(|p| seen.iter().any(|s| related(p, s)))
+                    .cloned()
+                    .collect();
+                // Nothing else changed: once these are read, the tree is as
+                // of the new mark.
+                if seen.iter().all(|s| paths.iter().any(|p| related(p, s))) {
+                    self.mark = Some(Some(mark));
+                }
                 if wanted.is_empty() {
                     return self.quiet(goal);
                 }
