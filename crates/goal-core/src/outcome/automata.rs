@@ -69,9 +69,22 @@ static BUILT: [Built; 9] = built!("0", "1", "2", "3", "4", "5", "6", "7", "8");
 pub struct Automaton {
     ascii: Regex<dense::DFA<&'static [u32]>>,
     unicode: Regex<sparse::DFA<&'static [u8]>>,
+    /// Text every match holds: without all of it, a search is skipped (a
+    /// big output need not be run through every automaton).
+    needs: &'static [&'static str],
 }
 
-fn load(built: &'static Built) -> Automaton {
+/// What every match of `pattern` holds, literally (see `patterns.rs`).
+fn needs(pattern: Pattern) -> &'static [&'static str] {
+    match pattern {
+        Pattern::Running => &["running "],
+        Pattern::Result => &["test result: "],
+        Pattern::Skipped => &["Ran ", "OK (skipped="],
+        _ => &[],
+    }
+}
+
+fn load(built: &'static Built, pattern: Pattern) -> Automaton {
     let dense = |bytes: Dense| -> dense::DFA<&'static [u32]> {
         // Tests check every automaton; a hook trusts what this crate's own
         // build script wrote for this very target.
@@ -96,6 +109,7 @@ fn load(built: &'static Built) -> Automaton {
         ascii: Regex::builder().build_from_dfas(dense(built.ascii[0]), dense(built.ascii[1])),
         unicode: Regex::builder()
             .build_from_dfas(sparse(built.unicode[0]), sparse(built.unicode[1])),
+        needs: needs(pattern),
     }
 }
 
@@ -103,12 +117,19 @@ fn load(built: &'static Built) -> Automaton {
 pub fn get(pattern: Pattern) -> &'static Automaton {
     static LOADED: [OnceLock<Automaton>; 9] = [const { OnceLock::new() }; 9];
     let i = pattern as usize;
-    LOADED[i].get_or_init(|| load(&BUILT[i]))
+    LOADED[i].get_or_init(|| load(&BUILT[i], pattern))
 }
 
 impl Automaton {
+    fn may_match(&self, text: &str) -> bool {
+        self.needs.iter().all(|n| text.contains(n))
+    }
+
     /// The leftmost-first match in `text`.
     pub fn find(&self, text: &str) -> Option<Range<usize>> {
+        if !self.may_match(text) {
+            return None;
+        }
         let input = Input::new(text);
         let found = match text.is_ascii() {
             true => self.ascii.find(input),
@@ -119,12 +140,13 @@ impl Automaton {
 
     /// Every match, left to right, none overlapping (as `regex` iterates).
     pub fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Range<usize>> + 't {
-        let ascii = text.is_ascii();
         let input = Input::new(text);
-        let mut matches: Box<dyn Iterator<Item = Range<usize>> + 't> = match ascii {
-            true => Box::new(self.ascii.find_iter(input).map(|m| m.range())),
-            false => Box::new(self.unicode.find_iter(input).map(|m| m.range())),
-        };
+        let mut matches: Box<dyn Iterator<Item = Range<usize>> + 't> =
+            match (self.may_match(text), text.is_ascii()) {
+                (false, _) => Box::new(std::iter::empty()),
+                (true, true) => Box::new(self.ascii.find_iter(input).map(|m| m.range())),
+                (true, false) => Box::new(self.unicode.find_iter(input).map(|m| m.range())),
+            };
         std::iter::from_fn(move || matches.next())
     }
 }
@@ -150,6 +172,19 @@ mod tests {
                 want.first().cloned(),
                 "{pattern:?}"
             );
+        }
+    }
+
+    #[test]
+    fn what_a_match_needs_is_written_in_its_pattern() {
+        for pattern in Pattern::ALL {
+            for need in needs(pattern) {
+                let literal = need.replace('(', r"\(");
+                assert!(
+                    PATTERNS[pattern as usize].contains(&literal),
+                    "{pattern:?}: {need:?}"
+                );
+            }
         }
     }
 
