@@ -21,7 +21,8 @@ import { makeTree } from './tree.mjs'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const addon = createRequire(import.meta.url)(join(root, 'index.js'))
 const iterations = Number(process.argv[2] ?? 20)
-const native = join(root, 'native', 'goal-hook')
+// GOAL_BENCH_HOOK: another build of the native hook to time (an earlier commit's).
+const native = process.env.GOAL_BENCH_HOOK || join(root, 'native', 'goal-hook')
 if (!existsSync(native)) throw new Error(`no ${native}: run npm run build first`)
 const floorBuild = spawnSync(
   'cargo',
