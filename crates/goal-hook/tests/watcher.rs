@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use goal_core::authority::Role;
 use goal_core::goals::{self, Caller};
 use goal_core::observe::watch::{self, Look};
 use goal_core::store::{Store, StoreConfig};
@@ -110,11 +111,16 @@ impl Project {
         );
     }
 
+    /// The user's goal, then a prompt (its hook observes the tree first).
     fn start_goal(&self) {
-        self.hook(
-            "UserPromptSubmit",
-            json!({"prompt": "/goal make greet.sh print hello twice"}),
-        );
+        let user = Caller::new(SESSION, self.cwd()).with_role(Role::User);
+        goals::open(
+            &self.store(),
+            &user,
+            &json!({"objective": "make greet.sh print hello twice"}),
+        )
+        .unwrap();
+        self.hook("UserPromptSubmit", json!({"prompt": "go ahead"}));
         goals::update(
             &self.store(),
             &Caller::new(SESSION, self.cwd()),
