@@ -148,12 +148,12 @@ export const nativeHook = join(root, 'native', process.platform === 'win32' ? 'g
  * The user's own voice, as a test needs it: a prompt typed in Copilot CLI, run through the
  * native hook from the host's process shape. Only this (or the command in a terminal) may open,
  * cancel, pause or budget a goal; the addon gives a caller that merely claims `role: 'user'`
- * the agent's rights. Returns the hook's answer.
+ * the agent's rights. `hookEnv` adds to the hook's environment. Returns the hook's answer.
  */
-export function userTypes({ stateRoot, home }, sessionId, cwd, prompt) {
+export function userTypes({ stateRoot, home, hookEnv }, sessionId, cwd, prompt) {
   const res = spawnAsHost('copilot', [nativeHook, '--host', 'copilot-cli', 'userPromptSubmitted'], {
     input: JSON.stringify({ sessionId, timestamp: Date.now(), cwd, prompt }),
-    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, ...(home ? { HOME: home } : {}) },
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, ...(home ? { HOME: home } : {}), ...hookEnv },
   })
   if (res.status !== 0) throw new Error(`hook exited ${res.status}: ${res.stderr}`)
   return JSON.parse(res.stdout || '{}')

@@ -13,6 +13,11 @@ const steps = [
     [join(here, 'hooks.mjs')],
   ],
   [
+    'Observing the working tree at 1,000 / 10,000 / 100,000 files: walk, watcher, text only',
+    process.execPath,
+    [join(here, 'observe.mjs')],
+  ],
+  [
     'Node fallback: the hook runner (only when the native hook cannot run)',
     process.execPath,
     [join(here, 'hook-runner.mjs')],

@@ -160,6 +160,9 @@ function baseEnv(dirs) {
     XDG_DATA_HOME: dirs.data,
     XDG_STATE_HOME: dirs.state,
     npm_config_cache: path.join(dirs.cache, 'npm'),
+    // A tree's watcher that a hook starts leaves 5 s after its last question
+    // (15 minutes by default), so no run leaves one behind for long.
+    GOAL_SYSTEM_WATCH_IDLE_MS: '5000',
     // No proxies: everything goes to 127.0.0.1.
     NO_PROXY: '*',
     no_proxy: '*',

@@ -583,6 +583,12 @@ export interface ToolTotals {
 export interface TreeMark {
   digest: string
   entries: number
+  /**
+   * The tree's watcher's mark the kept tree is current at (its instance
+   * and event count): the next hook asks it what changed since. Absent
+   * when no watcher vouched for the tree.
+   */
+  watch?: string | null
 }
 
 /** One unmet condition. */
