@@ -287,4 +287,3 @@ fn the_output_tail_is_redacted_and_bounded() {
         "{tail}"
     );
 }
-

@@ -153,6 +153,13 @@ fn run_intent(
                 None,
             ))
         }
+        // The consolidation agent's launch order for the main agent (memory/).
+        Intent::Consolidate => Ok((
+            context(crate::memory::messages::consolidate_command(
+                &caller.session_id,
+            )),
+            None,
+        )),
         Intent::None => {
             let Some(goal) = load_goal(store, caller)? else {
                 return Ok((Decision::default(), None));

@@ -138,6 +138,10 @@ pub struct Payload {
     pub transcript_path: String,
     /// Why the agent stopped (Copilot CLI's `stopReason`), when given.
     pub stop_reason: String,
+    /// The host's name for the (sub)agent: Claude Code's and VS Code's
+    /// `agent_type`, Copilot CLI's `agentType` / `agentName` (memory/ reads it
+    /// to recognise the consolidation agent).
+    pub agent_type: String,
 }
 
 fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
@@ -230,6 +234,9 @@ pub fn read_payload(value: &Value) -> Payload {
         )
         .unwrap_or("")
         .to_string(),
+        agent_type: str_field(obj, &["agent_type", "agentType", "agentName", "agent_name"])
+            .unwrap_or("")
+            .to_string(),
     }
 }
 
