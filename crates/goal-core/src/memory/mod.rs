@@ -69,10 +69,75 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// A caller from what an adapter knows: a subagent flag wins over the
+    /// role; `role` is "user" only for the command in the user's own terminal
+    /// (as `commandRole` decides); without a host name, the process's
+    /// environment tells it (the MCP server runs under its host).
+    pub fn from_parts(
+        subagent: bool,
+        role: Option<&str>,
+        agent_type: Option<&str>,
+        session_id: Option<&str>,
+        host: Option<&str>,
+    ) -> Caller {
+        let role = if subagent {
+            Role::Subagent
+        } else {
+            role.and_then(Role::parse).unwrap_or(Role::Agent)
+        };
+        Caller {
+            role,
+            agent_type: agent_type.unwrap_or("").to_string(),
+            session_id: session_id.unwrap_or("").to_string(),
+            host: host
+                .filter(|h| !h.trim().is_empty())
+                .map_or_else(|| host_of_process().to_string(), str::to_string),
+        }
+    }
+
     /// The consolidation agent: a subagent the host names `goal-consolidator`.
     pub fn consolidator(&self) -> bool {
         self.role == Role::Subagent && is_consolidator(&self.agent_type)
     }
+}
+
+/// The host a process runs under, from the variables each host sets for what
+/// it starts (seen in the real hosts: e2e/NOTES.md): `claude-code`,
+/// `copilot-cli`, `vscode`, else `unknown`.
+pub fn host_of_process() -> &'static str {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    if set("CLAUDECODE") || set("CLAUDE_CODE_ENTRYPOINT") {
+        "claude-code"
+    } else if set("COPILOT_CLI")
+        || set("COPILOT_EXTENSION_PARENT_PID")
+        || set("COPILOT_CLI_BINARY_VERSION")
+    {
+        "copilot-cli"
+    } else if set("VSCODE_PID") || set("VSCODE_IPC_HOOK") || set("VSCODE_CWD") {
+        "vscode"
+    } else {
+        "unknown"
+    }
+}
+
+/// Turn the model's memory writes or the memory context on or off: the user's
+/// alone (the command in their own terminal).
+pub fn configure(
+    store: &Store,
+    role: Role,
+    writes: Option<bool>,
+    recall: Option<bool>,
+) -> Result<settings::Settings> {
+    if writes.is_none() && recall.is_none() {
+        return Ok(settings::load(store));
+    }
+    if role != Role::User {
+        return Err(GoalError::new(
+            ErrorCode::Forbidden,
+            "only the user changes the memory settings, with `goal-system memory writes|recall on|off` in their own terminal",
+        ));
+    }
+    settings::set(store, writes, recall)
 }
 
 /// What a caller asks of the memories.
