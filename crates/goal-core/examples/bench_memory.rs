@@ -101,7 +101,7 @@ fn memory_line(i: usize) -> String {
         "citations": format!("src/{}/{}.rs:{}", w(3), w(4), 10 + i % 90),
         "reason": "Future tasks touching this area need it without rediscovering it.",
         "source": {"host": "claude-code", "session": "5cb384d5-1111-2222-3333-444455556666", "time": format!("2026-{:02}-{:02}T10:00:00Z", 1 + i % 11, 1 + i % 28)},
-        "votes": {"up": (i % 5) as u32, "down": (i % 7 == 0) as u32},
+        "votes": {"up": (i % 5) as u32, "down": u32::from(i.is_multiple_of(7))},
     })
     .to_string()
 }
