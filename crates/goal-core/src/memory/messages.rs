@@ -76,7 +76,7 @@ pub fn subagent_refusal(tool: &str) -> String {
 /// What the main agent is told when the user asks to consolidate.
 pub fn consolidate_command(session_id: &str) -> String {
     format!(
-        "[goal-system] The user asked to consolidate this session's learnings (/goal consolidate). Start the {AGENT_NAME} agent exactly once and wait for it: Claude Code: the Agent tool with subagent_type \"{AGENT_NAME}\" (\"goal-system:{AGENT_NAME}\" when the goal-system plugin is installed); Copilot CLI: the task tool with agent_type \"{AGENT_NAME}\"; VS Code: the runSubagent tool with the agent \"{AGENT_NAME}\". Give it the description \"Consolidate session learnings\" and the prompt \"Consolidate session {session_id}.\" and nothing else: it receives the board, this session's turns and the goal's record itself. Do not update the board or store memories yourself for this request; when it is done, tell the user in one or two sentences what it changed."
+        "[goal-system] The user asked to consolidate this session's learnings (/goal consolidate). Start the {AGENT_NAME} agent exactly once and wait for it: Claude Code: the Agent tool with subagent_type \"{AGENT_NAME}\" (\"goal-system:{AGENT_NAME}\" when the goal-system plugin is installed); Copilot CLI: the task tool with agent_type \"{AGENT_NAME}\" and name \"goal-consolidate\"; VS Code: the runSubagent tool with the agent \"{AGENT_NAME}\". Give it the description \"Consolidate session learnings\" and the prompt \"Consolidate session {session_id}.\" and nothing else: it receives the board, this session's turns and the goal's record itself. Do not update the board or store memories yourself for this request; when it is done, tell the user in one or two sentences what it changed."
     )
 }
 

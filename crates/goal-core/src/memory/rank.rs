@@ -18,6 +18,10 @@ const MAX_PROMPT_TERMS: usize = 32;
 const MAX_GOAL_TERMS: usize = 16;
 /// Characters of a prompt read.
 const MAX_QUERY_CHARS: usize = 4000;
+/// Below this inverse document frequency a word is in most documents (about
+/// two in three or more) and says nothing about which one a prompt means
+/// (when it is in three or more: a tiny corpus has no common words).
+const MIN_DISTINCTIVE_IDF: f32 = 0.4;
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 
@@ -195,7 +199,6 @@ pub fn score(query: &Query, docs: &[&Doc]) -> Vec<Match> {
             }
         }
     }
-    let common = (n as u32 / 2).max(1);
     for (d, q, title, body) in hits {
         let (_, weight, from_prompt) = query.terms[q];
         let idf = (1.0 + (n as f32 - df[q] as f32 + 0.5) / (df[q] as f32 + 0.5)).ln();
@@ -206,7 +209,7 @@ pub fn score(query: &Query, docs: &[&Doc]) -> Vec<Match> {
         if from_prompt {
             m.prompt_words = m.prompt_words.saturating_add(1);
             m.title_hit |= title > 0;
-            m.distinctive |= df[q] <= common;
+            m.distinctive |= df[q] < 3 || idf >= MIN_DISTINCTIVE_IDF;
         }
     }
     out
@@ -294,6 +297,24 @@ mod tests {
         let refs: Vec<&Doc> = docs.iter().collect();
         let m = score(&Query::new("project build", ""), &refs);
         assert!(m.iter().all(|m| !m.relevant()), "{m:?}");
+    }
+
+    #[test]
+    fn in_a_small_corpus_a_word_two_documents_share_still_counts() {
+        let docs = [
+            Doc::new("run the tests", &["How to run the greeting tests"]),
+            Doc::new("test command", &["Run sh test.sh to test the greeting."]),
+            Doc::new("release tags", &["Releases are tagged vX.Y.Z."]),
+        ];
+        let refs: Vec<&Doc> = docs.iter().collect();
+        let m = score(
+            &Query::new("which test command runs the greeting?", ""),
+            &refs,
+        );
+        assert!(
+            m[0].relevant() && m[1].relevant() && !m[2].relevant(),
+            "{m:?}"
+        );
     }
 
     #[test]

@@ -529,3 +529,33 @@ fn a_symlinked_memory_file_is_never_read() {
         assert_eq!(err.code, ErrorCode::Corrupt);
     }
 }
+
+#[test]
+fn recall_names_a_board_item_and_a_memory_sharing_the_prompt_s_words() {
+    let r = repo("recall-small");
+    let scope = board::Scope::detect(&r.cwd, None).unwrap();
+    board::run(&r.store, &scope, board::Actor::Agent, "", &json!({"command": "add", "name": "run-the-tests", "description": "How to run the greeting tests", "context": "sh test.sh"})).unwrap();
+    r.store_fact(
+        "test command",
+        "Run sh test.sh from the project root to test the greeting.",
+    );
+    r.store_fact(
+        "release tags",
+        "Releases are tagged vX.Y.Z after the tests pass.",
+    );
+    let note = recall_note(
+        &r.store,
+        &r.cwd,
+        "s",
+        "which test command should I run for the greeting?",
+    )
+    .unwrap();
+    assert!(
+        note.contains("context board item run-the-tests (agent)"),
+        "{note}"
+    );
+    assert!(
+        note.contains("(test command)") && !note.contains("(release tags)"),
+        "{note}"
+    );
+}
