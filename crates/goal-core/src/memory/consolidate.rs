@@ -266,7 +266,7 @@ pub fn offer(store: &Store, session_id: &str, transcript_path: &str) -> Option<S
         return None;
     }
     let record = record_path(store, session_id, transcript_path)?;
-    let prompts = turns::user_prompts(&record);
+    let prompts = turns::user_prompts(&record, OFFER_AT);
     if prompts < OFFER_AT {
         return None;
     }

@@ -83,12 +83,38 @@ pub fn parse(text: &str) -> Vec<Turn> {
     out
 }
 
-/// How many prompts the user typed in the record at `path`.
-pub fn user_prompts(path: &Path) -> usize {
-    read(path)
-        .iter()
-        .filter(|t| t.speaker == Speaker::User)
-        .count()
+/// How many prompts the user typed in the record at `path`, counting no
+/// further than `enough`: read line by line from the start and stopped there,
+/// and only lines that can be a user's message are parsed (a stop hook asks
+/// this, and a long session's record runs to megabytes).
+pub fn user_prompts(path: &Path, enough: usize) -> usize {
+    use std::io::BufRead;
+    let is_file = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+    let Some(file) = is_file.then(|| std::fs::File::open(path).ok()).flatten() else {
+        return 0;
+    };
+    let mut count = 0;
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let Ok(line) = line else { break };
+        let text = String::from_utf8_lossy(&line);
+        // A prefilter only (either host's spacing): the parse below decides.
+        let maybe_user = text.contains("\"user") && !text.contains("\"tool_use_id\"");
+        if maybe_user {
+            let mut turns = Vec::new();
+            if let Ok(entry) = serde_json::from_str::<Value>(text.trim()) {
+                match entry.get("type").and_then(Value::as_str) {
+                    Some("user") => claude_entry(&entry, &mut turns),
+                    Some("user.message") => copilot_user(&entry, &mut turns),
+                    _ => {}
+                }
+            }
+            count += turns.iter().filter(|t| t.speaker == Speaker::User).count();
+            if count >= enough {
+                break;
+            }
+        }
+    }
+    count
 }
 
 fn claude_entry(entry: &Value, out: &mut Vec<Turn>) {
@@ -232,6 +258,40 @@ mod tests {
             vec![Speaker::User, Speaker::Tool, Speaker::Assistant]
         );
         assert_eq!(turns[2].text, "main done");
+    }
+
+    #[test]
+    fn prompts_are_counted_up_to_enough_from_either_record() {
+        let dir = std::env::temp_dir().join(format!("gs-turns-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let claude = dir.join("c.jsonl");
+        let lines = [
+            json!({"type": "user", "message": {"role": "user", "content": "one"}}),
+            json!({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}}),
+            json!({"type": "user", "message": {"content": "[Request interrupted by user]"}}),
+            json!({"type": "user", "message": {"content": [{"type": "text", "text": "two"}]}}),
+            json!({"type": "user", "message": {"content": "three"}}),
+        ];
+        std::fs::write(
+            &claude,
+            lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        )
+        .unwrap();
+        assert_eq!(user_prompts(&claude, 10), 3);
+        assert_eq!(user_prompts(&claude, 2), 2);
+        let copilot = dir.join("events.jsonl");
+        let events = [
+            json!({"type": "user.message", "data": {"content": "a"}}),
+            json!({"type": "user.message", "data": {"content": "sub", "source": "agent-1"}}),
+        ];
+        std::fs::write(
+            &copilot,
+            events.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        )
+        .unwrap();
+        assert_eq!(user_prompts(&copilot, 10), 1);
+        assert_eq!(user_prompts(&dir.join("missing"), 10), 0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
