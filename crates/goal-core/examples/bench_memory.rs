@@ -6,7 +6,7 @@
 //!   ranking alone on what is already read (`inject::render_recall`);
 //! - the session-start block (`memory::session_note`);
 //! - the rebuild of the ranking cache after the memory file changed (1,000
-//!   JSON lines parsed);
+//!   JSON lines parsed), and a vote (the file and the cache rewritten);
 //! - the whole UserPrompt and SessionStart decisions with the memories, beside
 //!   the same decisions in a repository with the same board and no memories
 //!   (the session has seen the board already: its first sight is a durable
@@ -89,16 +89,24 @@ fn time<F: FnMut(usize)>(iterations: usize, mut f: F) -> Vec<Duration> {
         .collect()
 }
 
-/// A memory line of a realistic size (~450 bytes): a subject of two words,
-/// a fact of about 25 words with a path, citations, reason, source, votes.
+/// A memory line of a realistic size (~450 bytes), each a different fact: a
+/// subject of two words, a fact of about 25 words (picked by a fixed
+/// pseudo-random sequence) with a path, citations, reason, source, votes.
 fn memory_line(i: usize) -> String {
-    let w = |k: usize| WORDS[(i * 7 + k * 13) % WORDS.len()];
-    let fact: Vec<&str> = (0..22).map(w).collect();
+    let mut state = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut w = || {
+        state ^= state >> 33;
+        state = state.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        WORDS[(state >> 40) as usize % WORDS.len()]
+    };
+    let subject = format!("{} {}", w(), w());
+    let fact: Vec<&str> = (0..22).map(|_| w()).collect();
+    let (dir, file) = (w(), w());
     json!({
         "id": format!("mem-{i:010x}"),
-        "subject": format!("{} {} {i}", w(1), w(2)),
-        "fact": format!("{} (see src/{}/{}.rs).", fact.join(" "), w(3), w(4)),
-        "citations": format!("src/{}/{}.rs:{}", w(3), w(4), 10 + i % 90),
+        "subject": subject,
+        "fact": format!("{} (see src/{dir}/{file}.rs, case {i}).", fact.join(" ")),
+        "citations": format!("src/{dir}/{file}.rs:{}", 10 + i % 90),
         "reason": "Future tasks touching this area need it without rediscovering it.",
         "source": {"host": "claude-code", "session": "5cb384d5-1111-2222-3333-444455556666", "time": format!("2026-{:02}-{:02}T10:00:00Z", 1 + i % 11, 1 + i % 28)},
         "votes": {"up": (i % 5) as u32, "down": u32::from(i.is_multiple_of(7))},
@@ -179,6 +187,7 @@ fn main() {
     );
     let repo_found = Repo::find(&cwd).unwrap();
     let idx = index::load(&store, &repo_found).unwrap().unwrap();
+    assert_eq!(idx.len(), MEMORIES, "every memory is a different fact");
     let items: Vec<board::ItemMeta> = board::peek(&store, &cwd)
         .unwrap()
         .items
@@ -198,6 +207,12 @@ fn main() {
         }),
     );
     stats(
+        "session-start block, first prompt naming stored subjects",
+        time(iterations, |_| {
+            memory::session_note(&store, &cwd, "s", hit).unwrap();
+        }),
+    );
+    stats(
         "ranking cache rebuilt after the file changed",
         time(iterations.min(100), |i| {
             // Another size each time: the cache sees a new version of the file.
@@ -209,8 +224,23 @@ fn main() {
             memory::recall_note(&store, &cwd, "s", hit).unwrap();
         }),
     );
+    fs::write(repo.join(memory::RELATIVE_PATH), &lines).unwrap();
+    memory::recall_note(&store, &cwd, "s", hit).unwrap();
 
     // One session, which has seen both boards: what differs is the memories.
+    // A write at the limit: the file rewritten atomically and the cache with it.
+    let caller = memory::Caller::from_parts(false, None, None, Some("bench"), Some("bench"));
+    stats(
+        "a vote at 1,000 memories (file and cache rewritten)",
+        time(iterations.min(100), |_| {
+            let vote = memory::Command::Vote {
+                target: memory::Target::Id(format!("mem-{:010x}", 0)),
+                direction: memory::record::Direction::Up,
+                reason: "bench".into(),
+            };
+            memory::run(&store, &cwd, &caller, vote).unwrap();
+        }),
+    );
     let decide = |dir: &str, event: Event| {
         let payload =
             json!({"sessionId": "bench-session", "cwd": dir, "prompt": hit, "source": "new"});
@@ -239,5 +269,9 @@ fn main() {
         prompt_with / prompt_without,
         start_with / start_without
     );
-    let _ = fs::remove_dir_all(&base);
+    if std::env::var_os("KEEP").is_none() {
+        let _ = fs::remove_dir_all(&base);
+    } else {
+        println!("kept {}", base.display());
+    }
 }

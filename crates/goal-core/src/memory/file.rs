@@ -212,6 +212,7 @@ pub fn modify<T>(
     let (changed_now, value) = f(&mut memories)?;
     if changed || changed_now {
         write_outside(&repo.root.join(DIR), NAME, &render(&memories))?;
+        super::index::refresh(store, repo, &memories);
     }
     Ok((value, warnings))
 }

@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::file::Repo;
 use super::index::{self, Entry};
 use super::messages::{self, RECALL_TAG, SESSION_TAG};
-use super::rank::{self, Doc, Query};
+use super::rank::{self, Corpus, Doc, Docs, Query};
 use super::settings;
 use crate::board;
 use crate::clock::now_ms;
@@ -111,15 +111,13 @@ pub fn render_session(
     goal: &str,
     now: u64,
 ) -> Option<String> {
-    let total = index.entries.len();
+    let total = index.len();
     if total == 0 {
         return None;
     }
-    let docs: Vec<&Doc> = index.entries.iter().map(|e| &e.doc).collect();
-    let query = Query::new(prompt, goal);
-    let matches = rank::score(&query, &docs);
-    let mut order: Vec<(f32, usize)> = index
-        .entries
+    let matches = rank::score(&Query::new(prompt, goal), &[index as &dyn Corpus]);
+    let entries = index.entries();
+    let mut order: Vec<(f32, usize)> = entries
         .iter()
         .enumerate()
         .filter(|(_, e)| e.down <= e.up)
@@ -133,17 +131,13 @@ pub fn render_session(
     // Most useful first; on a tie the newer, then file order.
     order.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
-            .then(
-                index.entries[b.1]
-                    .fresh_ms
-                    .cmp(&index.entries[a.1].fresh_ms),
-            )
+            .then(entries[b.1].fresh_ms.cmp(&entries[a.1].fresh_ms))
             .then(a.1.cmp(&b.1))
     });
     let mut lines = Vec::new();
     let mut used = 0;
     for &(_, i) in &order {
-        let e = &index.entries[i];
+        let e = index.get(i);
         let votes = if e.up + e.down > 0 {
             format!(", votes +{}/-{}", e.up, e.down)
         } else {
@@ -179,12 +173,6 @@ pub fn render_session(
     Some(out)
 }
 
-/// One candidate of a recall.
-enum Candidate<'a> {
-    Board(&'a board::ItemMeta),
-    Memory(&'a Entry),
-}
-
 /// The recall lines for a prompt in `cwd`, or None (nothing relevant, recall
 /// turned off, or a fault).
 pub fn recall_note(store: &Store, cwd: &str, session_id: &str, prompt: &str) -> Option<String> {
@@ -215,28 +203,22 @@ pub fn render_recall(
     goal: &str,
 ) -> Option<String> {
     let query = Query::new(prompt, goal);
-    if query.is_empty() || (items.is_empty() && index.entries.is_empty()) {
+    if query.is_empty() || (items.is_empty() && index.is_empty()) {
         return None;
     }
+    // Board items first, then the memories: one corpus, one ranking.
     let board_docs: Vec<Doc> = items
         .iter()
         .map(|i| Doc::new(&i.name, &[&i.description]))
         .collect();
-    let mut candidates: Vec<(Candidate, &Doc)> = Vec::new();
-    for (item, doc) in items.iter().zip(&board_docs) {
-        candidates.push((Candidate::Board(item), doc));
-    }
-    for e in &index.entries {
-        candidates.push((Candidate::Memory(e), &e.doc));
-    }
-    let docs: Vec<&Doc> = candidates.iter().map(|(_, d)| *d).collect();
-    let matches = rank::score(&query, &docs);
+    let matches = rank::score(&query, &[&Docs(&board_docs), index as &dyn Corpus]);
+    let entries = index.entries();
+    let disputed =
+        |i: usize| i >= items.len() && entries[i - items.len()].down > entries[i - items.len()].up;
     let mut hits: Vec<(f32, usize)> = matches
         .iter()
         .enumerate()
-        .filter(|(i, m)| {
-            m.relevant() && !matches!(candidates[*i].0, Candidate::Memory(e) if e.down > e.up)
-        })
+        .filter(|(i, m)| m.relevant() && !disputed(*i))
         .map(|(i, m)| (m.score, i))
         .collect();
     if hits.is_empty() {
@@ -245,17 +227,20 @@ pub fn render_recall(
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut out = format!("<{RECALL_TAG}>\n{}\n", messages::recall_head());
     for &(_, i) in hits.iter().take(RECALL_LINES) {
-        let line = match candidates[i].0 {
-            Candidate::Board(item) => messages::recall_board_line(
+        let line = match items.get(i) {
+            Some(item) => messages::recall_board_line(
                 item.src.as_str(),
                 &item.name,
                 &redact::truncate(&item.description, RECALL_SUMMARY_CHARS),
             ),
-            Candidate::Memory(e) => messages::recall_memory_line(
-                &e.id,
-                &e.subject,
-                &redact::truncate(&e.preview, RECALL_SUMMARY_CHARS),
-            ),
+            None => {
+                let e = index.get(i - items.len());
+                messages::recall_memory_line(
+                    e.id,
+                    e.subject,
+                    &redact::truncate(e.preview, RECALL_SUMMARY_CHARS),
+                )
+            }
         };
         out.push_str(&line);
         out.push('\n');

@@ -121,12 +121,44 @@ impl Doc {
         }
         Doc { terms, len }
     }
+}
 
+impl Doc {
     fn find(&self, h: u32) -> Option<(u16, u16)> {
         self.terms
             .binary_search_by_key(&h, |t| t.0)
             .ok()
             .map(|i| (self.terms[i].1, self.terms[i].2))
+    }
+}
+
+/// Documents as the ranking reads them: how many, their weighted lengths,
+/// and for a word the documents holding it (with its counts in their title
+/// and body). Built [`Docs`] here, or the ranking cache's inverted index
+/// (`index::Index`), read in place.
+pub trait Corpus {
+    fn docs(&self) -> usize;
+    fn weighted_len(&self, d: usize) -> u32;
+    /// Hand `f` each document holding word `h`: (document, title count, body count).
+    fn postings(&self, h: u32, f: &mut dyn FnMut(usize, u16, u16));
+}
+
+/// A few documents built here (the board's items), scanned one by one.
+pub struct Docs<'a>(pub &'a [Doc]);
+
+impl Corpus for Docs<'_> {
+    fn docs(&self) -> usize {
+        self.0.len()
+    }
+    fn weighted_len(&self, d: usize) -> u32 {
+        self.0[d].len
+    }
+    fn postings(&self, h: u32, f: &mut dyn FnMut(usize, u16, u16)) {
+        for (d, doc) in self.0.iter().enumerate() {
+            if let Some((title, body)) = doc.find(h) {
+                f(d, title, body);
+            }
+        }
     }
 }
 
@@ -180,36 +212,50 @@ impl Match {
     }
 }
 
-/// BM25 of every document against `query` (one pass for the document
-/// frequencies, one for the scores).
-pub fn score(query: &Query, docs: &[&Doc]) -> Vec<Match> {
-    let n = docs.len();
+/// BM25 of every document of `corpora` (numbered one after the other)
+/// against `query`: for each query word, the documents holding it.
+pub fn score(query: &Query, corpora: &[&dyn Corpus]) -> Vec<Match> {
+    let n: usize = corpora.iter().map(|c| c.docs()).sum();
     let mut out = vec![Match::default(); n];
     if n == 0 || query.is_empty() {
         return out;
     }
-    let avg = (docs.iter().map(|d| d.len as f32).sum::<f32>() / n as f32).max(1.0);
-    let mut df = vec![0u32; query.terms.len()];
-    let mut hits: Vec<(usize, usize, u16, u16)> = Vec::new();
-    for (d, doc) in docs.iter().enumerate() {
-        for (q, &(h, _, _)) in query.terms.iter().enumerate() {
-            if let Some((title, body)) = doc.find(h) {
-                df[q] += 1;
-                hits.push((d, q, title, body));
-            }
+    let mut total = 0f32;
+    let mut lens = Vec::with_capacity(n);
+    for c in corpora {
+        for d in 0..c.docs() {
+            let len = c.weighted_len(d) as f32;
+            total += len;
+            lens.push(len);
         }
     }
-    for (d, q, title, body) in hits {
-        let (_, weight, from_prompt) = query.terms[q];
-        let idf = (1.0 + (n as f32 - df[q] as f32 + 0.5) / (df[q] as f32 + 0.5)).ln();
-        let tf = (u32::from(title) * TITLE_WEIGHT + u32::from(body)) as f32;
-        let norm = K1 * (1.0 - B + B * docs[d].len as f32 / avg);
-        let m = &mut out[d];
-        m.score += weight * idf * tf * (K1 + 1.0) / (tf + norm);
-        if from_prompt {
-            m.prompt_words = m.prompt_words.saturating_add(1);
-            m.title_hit |= title > 0;
-            m.distinctive |= df[q] < 3 || idf >= MIN_DISTINCTIVE_IDF;
+    let avg = (total / n as f32).max(1.0);
+    let mut hits: Vec<(usize, u16, u16)> = Vec::new();
+    for &(h, weight, from_prompt) in &query.terms {
+        hits.clear();
+        let mut offset = 0;
+        for c in corpora {
+            c.postings(h, &mut |d, title, body| {
+                hits.push((offset + d, title, body))
+            });
+            offset += c.docs();
+        }
+        let df = hits.len() as f32;
+        if hits.is_empty() {
+            continue;
+        }
+        let idf = (1.0 + (n as f32 - df + 0.5) / (df + 0.5)).ln();
+        let distinctive = hits.len() < 3 || idf >= MIN_DISTINCTIVE_IDF;
+        for &(d, title, body) in &hits {
+            let tf = (u32::from(title) * TITLE_WEIGHT + u32::from(body)) as f32;
+            let norm = K1 * (1.0 - B + B * lens[d] / avg);
+            let m = &mut out[d];
+            m.score += weight * idf * tf * (K1 + 1.0) / (tf + norm);
+            if from_prompt {
+                m.prompt_words = m.prompt_words.saturating_add(1);
+                m.title_hit |= title > 0;
+                m.distinctive |= distinctive;
+            }
         }
     }
     out
@@ -269,7 +315,7 @@ mod tests {
             ),
             Doc::new("release", &["Tag with vX.Y.Z and push the tag."]),
         ];
-        let refs: Vec<&Doc> = docs.iter().collect();
+        let refs: [&dyn Corpus; 1] = [&Docs(&docs)];
         let m = score(&Query::new("why does the auth token expire?", ""), &refs);
         assert!(m[1].relevant() && m[1].title_hit, "{m:?}");
         assert!(!m[0].relevant() && !m[2].relevant(), "{m:?}");
@@ -281,7 +327,7 @@ mod tests {
     #[test]
     fn a_goal_word_alone_never_makes_a_document_relevant() {
         let docs = [Doc::new("auth tokens", &["refresh flow"])];
-        let refs: Vec<&Doc> = docs.iter().collect();
+        let refs: [&dyn Corpus; 1] = [&Docs(&docs)];
         let m = score(
             &Query::new("say hello", "fix the auth token refresh"),
             &refs,
@@ -294,7 +340,7 @@ mod tests {
         let docs: Vec<Doc> = (0..6)
             .map(|i| Doc::new("project notes", &[&format!("item {i} about build")]))
             .collect();
-        let refs: Vec<&Doc> = docs.iter().collect();
+        let refs: [&dyn Corpus; 1] = [&Docs(&docs)];
         let m = score(&Query::new("project build", ""), &refs);
         assert!(m.iter().all(|m| !m.relevant()), "{m:?}");
     }
@@ -306,7 +352,7 @@ mod tests {
             Doc::new("test command", &["Run sh test.sh to test the greeting."]),
             Doc::new("release tags", &["Releases are tagged vX.Y.Z."]),
         ];
-        let refs: Vec<&Doc> = docs.iter().collect();
+        let refs: [&dyn Corpus; 1] = [&Docs(&docs)];
         let m = score(
             &Query::new("which test command runs the greeting?", ""),
             &refs,

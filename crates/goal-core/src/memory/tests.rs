@@ -496,14 +496,23 @@ fn recall_names_the_relevant_board_item_and_memory_and_nothing_otherwise() {
 fn the_ranking_cache_follows_the_file() {
     let r = repo("cache");
     r.store_fact("auth tokens", "Tokens refresh in src/auth/refresh.rs.");
-    assert!(recall_note(&r.store, &r.cwd, "s", "auth token").is_some());
     let idx = r
         .store
         .config
         .root
         .join("memories")
         .join(format!("{}.idx", Repo::find(&r.cwd).unwrap().key()));
-    assert!(idx.is_file(), "the cache was written");
+    assert!(
+        idx.is_file(),
+        "the store wrote the cache: no hook has to parse the file"
+    );
+    let before = fs::metadata(&idx).unwrap().modified().unwrap();
+    assert!(recall_note(&r.store, &r.cwd, "s", "auth token").is_some());
+    assert_eq!(
+        fs::metadata(&idx).unwrap().modified().unwrap(),
+        before,
+        "and the hook used it as it was"
+    );
     // The file edited by hand (a pull request merged): the next read sees it.
     fs::write(r.file(), "{\"id\":\"mem-x\",\"subject\":\"release\",\"fact\":\"Tag releases.\",\"citations\":\"c\",\"reason\":\"r\"}\n").unwrap();
     assert_eq!(recall_note(&r.store, &r.cwd, "s", "auth token"), None);
