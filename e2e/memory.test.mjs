@@ -270,7 +270,7 @@ async function scenario(t, hostName) {
   const brief = messagesText(subReqs[0].body)
   assert.match(brief, /<consolidation_brief>/, 'the core brief reached the agent')
   assert.match(brief, new RegExp(`- ${STALE} \\(agent`), 'with the board')
-  assert.match(brief, /<conversation_turns/, 'and the session turns')
+  assert.match(brief, /<conversation_turns[^>]*>[^<]*\[user\] /, "and the session's turns, from the host's own record")
   // Its only tools are the board and store_memory (Claude Code 2.1.330+ add the meta-tools
   // ToolSearch / DeferredToolPlaceholder for its deferred MCP tools).
   const offered = [...new Set(subReqs.flatMap((q) => toolNames(q.body)))].sort()

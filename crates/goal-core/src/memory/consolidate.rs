@@ -55,7 +55,8 @@ pub fn record_path(store: &Store, session_id: &str, transcript_path: &str) -> Op
         .session_state
         .join(session_id)
         .join("events.jsonl");
-    events.is_file().then_some(events)
+    // Named even before it exists: the host may not have written it yet.
+    Some(events)
 }
 
 fn goal_section(goal: &Goal) -> String {
@@ -134,7 +135,7 @@ pub fn brief(store: &Store, session_id: &str, cwd: &str, record: Option<&Path>) 
         )),
         None => out.push_str("<goal_record>none in this session</goal_record>\n"),
     }
-    let turns = record.map(turns::read).unwrap_or_default();
+    let turns = record.map(read_settled).unwrap_or_default();
     let budget = BRIEF_CHARS.saturating_sub(out.chars().count() + 200);
     let mut kept: Vec<String> = Vec::new();
     let mut used = 0;
@@ -161,6 +162,25 @@ pub fn brief(store: &Store, session_id: &str, cwd: &str, record: Option<&Path>) 
     }
     out.push_str(&format!("</conversation_turns>\n</{BRIEF_TAG}>"));
     out
+}
+
+/// How long the brief waits for the host's record to hold the session's
+/// prompt: Copilot CLI writes `events.jsonl` behind its hooks (the file may
+/// not exist yet when the agent starts, a second into a session), Claude
+/// Code's transcript can lag its hooks too (e2e/NOTES.md).
+const RECORD_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// The record's turns once it holds a user's prompt, or what it holds after
+/// [`RECORD_WAIT`].
+fn read_settled(path: &Path) -> Vec<turns::Turn> {
+    let started = std::time::Instant::now();
+    loop {
+        let turns = turns::read(path);
+        if turns.iter().any(|t| t.speaker == Speaker::User) || started.elapsed() >= RECORD_WAIT {
+            return turns;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// The context a SubagentStart hook gives the consolidation agent (None for
@@ -335,6 +355,25 @@ mod tests {
             "{}",
             text.chars().count()
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_brief_waits_for_a_record_the_host_writes_late() {
+        let (store, dir) = store("late");
+        let path = dir.join("late-events.jsonl");
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                let line =
+                    json!({"type": "user.message", "data": {"content": "/goal consolidate"}});
+                std::fs::write(&path, format!("{line}\n")).unwrap();
+            })
+        };
+        let text = brief(&store, "s-late", dir.to_str().unwrap(), Some(&path));
+        writer.join().unwrap();
+        assert!(text.contains("[user] /goal consolidate"), "{text}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
