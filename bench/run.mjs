@@ -28,6 +28,11 @@ const steps = [
     'cargo',
     ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_board'],
   ],
+  [
+    'Memories: recall ranking and the session-start block at 25 board items + 1,000 memories',
+    'cargo',
+    ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_memory'],
+  ],
   ['Claude Code status line (native)', process.execPath, [join(here, 'statusline.mjs')]],
   ['MCP cold start', process.execPath, [join(here, 'mcp-cold.mjs')]],
   [

@@ -23,6 +23,7 @@ const COMMANDS = [
   'close',
   'budget',
   'board',
+  'memory',
   'statusline',
   'mcp',
 ]
@@ -103,6 +104,10 @@ async function main(argv) {
   if (cmd === 'board') {
     const { runBoardCommand } = await import('../cli/board-cli.mjs')
     return runBoardCommand(rest, io, help.BOARD_HELP)
+  }
+  if (cmd === 'memory') {
+    const { runMemoryCommand } = await import('../cli/memory-cli.mjs')
+    return runMemoryCommand(rest, io, help.MEMORY_HELP)
   }
   const { runGoalCommand } = await import('../cli/goals-cli.mjs')
   if (cmd === 'statusline') {

@@ -331,6 +331,8 @@ export async function runIsolated({
  *        returns true (autopilot `/goal` runs never exit by themselves)
  * @param {string[]} [o.args]      extra CLI arguments
  * @param {boolean} [o.trustFolder=true]  pass --trust-folder (loads .github/hooks etc.)
+ * @param {boolean} [o.allowAllTools=true]  pass --allow-all-tools; false leaves each tool to the
+ *        host's permission rules (give `--allow-tool NAME` in `args`)
  * @param {string} [o.sessionId]   pass --session-id (Copilot refuses it together with
  *        --trust-folder, so it implies trustFolder: false); by default the session id is found
  *        as the new folder under ~/.copilot/session-state
@@ -347,6 +349,7 @@ export async function runCopilot({
   trustFolder,
   sessionId,
   model = 'e2e-model',
+  allowAllTools = true,
 }) {
   if (trustFolder === undefined) trustFolder = !sessionId
   if (trustFolder && sessionId) throw new Error('runCopilot: copilot refuses --session-id with --trust-folder')
@@ -371,7 +374,7 @@ export async function runCopilot({
   const argv = [
     '-p',
     prompt,
-    '--allow-all-tools',
+    ...(allowAllTools ? ['--allow-all-tools'] : []),
     '--no-auto-update',
     ...(sessionId ? ['--session-id', sessionId] : []),
     ...(trustFolder ? ['--trust-folder'] : []),
