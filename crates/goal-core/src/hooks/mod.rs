@@ -10,7 +10,7 @@
 mod compact;
 mod memory;
 mod prompt;
-mod protocol;
+pub mod protocol;
 mod stop;
 mod tool;
 
