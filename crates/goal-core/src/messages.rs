@@ -324,7 +324,13 @@ pub fn evidence_gap(h: &ToolHistory, gap: Gap) -> String {
     if let Some(a) = h
         .last_attempt
         .as_ref()
-        .filter(|a| a.seq > floor || gap == Gap::NothingRun)
+        // Also the run of the very call that was the last change: why it
+        // did not count is what the agent must know.
+        .filter(|a| {
+            a.seq > floor
+                || gap == Gap::NothingRun
+                || (gap == Gap::Unverified && a.seq == h.last_change_seq)
+        })
     {
         text.push_str(&format!(
             ". The run {} (call #{}) did not count: {}{}",

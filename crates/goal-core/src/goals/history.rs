@@ -377,7 +377,22 @@ fn apply(
             .map(|c| redact::preview(c, 160))
             .unwrap_or_else(|| summary.clone())
     };
-    if let Some(run) = &judged.run {
+    // A narrower run of the same tests does not clear a full run's failure.
+    let narrower = match (&judged.run, &h.last_verification) {
+        (Some(run), Some(last)) if run.passed && !last.passed && run.kind == last.kind => {
+            evidence::narrower(&last.command, &command())
+        }
+        _ => None,
+    };
+    if let Some(why) = &narrower {
+        h.last_attempt = Some(Attempt {
+            seq: h.seq,
+            command: command(),
+            why: why.clone(),
+            output: evidence::output_tail(&report.text, OUTPUT_TAIL),
+        });
+    }
+    if let Some(run) = judged.run.as_ref().filter(|_| narrower.is_none()) {
         h.last_verification = Some(LastVerification {
             seq: h.seq,
             command: command(),
