@@ -1103,3 +1103,73 @@ fn fake_proof_is_refused_naming_the_fact() {
         );
     }
 }
+
+/// An analysis with nothing to run (review-7 H8): reads alone stay refused,
+/// the refusal tells the way that holds (the answer written into a document
+/// and read back), and that way closes the first time.
+#[test]
+fn an_analysis_with_nothing_to_run_closes_on_its_written_answer() {
+    for host in HOSTS {
+        let notes = [("NOTES.md", "# notes\nthe notes say hello\n")];
+        let c = flow(
+            host,
+            &notes,
+            &[Step::Read("NOTES.md"), sh("grep -rn notes .", "NOTES.md:1")],
+        );
+        assert_refused(
+            "reads alone",
+            host,
+            &c,
+            &["nothing was run", "write the answer into a document"],
+        );
+        let c = flow(
+            host,
+            &notes,
+            &[
+                Step::Read("NOTES.md"),
+                sh("grep -rn notes .", "NOTES.md:1"),
+                Step::Edit("ANALYSIS.md", "# analysis\nthe notes say hello\n"),
+                Step::Read("ANALYSIS.md"),
+            ],
+        );
+        assert_closes("analysis written down", host, &c);
+    }
+}
+
+/// The kept tree deleted between calls (review-7 F12): the next call cannot
+/// be seen, so it is a change and the last verification no longer stands.
+#[test]
+fn a_deleted_kept_tree_is_a_change_not_a_blind_spot() {
+    for host in HOSTS {
+        let p = Project::new(host, &[("greet.sh", GREET)], false);
+        p.prompt("make greet.sh print hello twice");
+        p.activate();
+        p.run(&[
+            Step::Edit("greet.sh", "echo hello\necho hello\n"),
+            sh("bash greet.sh", "hello\nhello"),
+        ]);
+        let trees = p.config.root.join("trees");
+        let mut deleted = 0;
+        for entry in fs::read_dir(&trees).unwrap() {
+            fs::remove_file(entry.unwrap().path()).unwrap();
+            deleted += 1;
+        }
+        assert!(deleted > 0, "a kept tree was there to delete");
+        p.run(&[run(
+            "awk 'BEGIN{print \"exit 3\" > \"greet.sh\"}'",
+            |root| fs::write(root.join("greet.sh"), "exit 3\n").unwrap(),
+            "",
+            0,
+        )]);
+        let c = p.close();
+        assert_refused(
+            "a deleted kept tree",
+            host,
+            &c,
+            &[
+                "kept record of the working tree",
+                "came after the last passing verification",
+            ],
+        );
+    }
+}
