@@ -21,11 +21,17 @@ use crate::observe::Diff;
 use crate::outcome::{self, Report};
 use crate::record::ToolKind;
 use crate::redact;
-use crate::shell::{self, Part, Sep};
+use crate::shell::{self, Sep};
 use crate::tools;
 
 mod program;
+mod scope;
+mod verdict;
+
 use program::{project_run, Line};
+use scope::{elsewhere_in_repo, is_data, names, outside_root, ran_elsewhere, read_operands};
+pub use verdict::narrower;
+use verdict::{erased, is_masked, masker, status_taken, timed_out};
 
 /// What the tree says about one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -405,162 +411,6 @@ fn shell_call(
     judged
 }
 
-/// A program stopped by `timeout` (exit code 124) that printed no crash: it
-/// started and kept running (a server), which is what such a run shows.
-fn timed_out(text: &str, report: &Report) -> bool {
-    let words = shell::words(text);
-    let stopped = words.first().is_some_and(|w| w == "timeout");
-    let code = report
-        .exit_code
-        .or_else(|| outcome::exit_code_in(&report.text));
-    stopped
-        && code == Some(124)
-        && !report.interrupted
-        && outcome::crash_marker(&report.text).is_none()
-}
-
-/// `if`, `while`, `until` or `!` before a command take its exit status: the
-/// line's no longer says whether it passed.
-fn status_taken(text: &str) -> Option<&'static str> {
-    let words = shell::words(text);
-    let prog = shell::program_words(&words).first()?;
-    for w in &words {
-        if std::ptr::eq(w, prog) {
-            break;
-        }
-        for taker in ["!", "if", "elif", "while", "until"] {
-            if w == taker {
-                return Some(taker);
-            }
-        }
-    }
-    None
-}
-
-/// `cmd; true`, `cmd || true`, `cmd; exit 0`: the commands after the
-/// candidate only erase its exit status (output stays the program's own).
-fn erased(parts: &[Part], i: usize) -> Option<String> {
-    if !matches!(parts[i].sep, Sep::Seq | Sep::Or) {
-        return None;
-    }
-    let rest = &parts[i + 1..];
-    let erasers = |p: &Part| matches!(p.text.as_str(), "true" | ":" | "exit 0" | "exit");
-    (!rest.is_empty() && rest.iter().all(erasers)).then(|| {
-        let op = if parts[i].sep == Sep::Or { "||" } else { ";" };
-        format!("{op} {}", rest[0].text)
-    })
-}
-
-/// The operator that hid a candidate's exit status, for messages.
-fn masker(parts: &[Part], i: usize) -> &'static str {
-    match parts[i..].iter().map(|p| p.sep).find(|s| *s != Sep::And) {
-        Some(Sep::Pipe) => "a pipe without pipefail",
-        Some(Sep::Or) => "`||`",
-        Some(Sep::Seq) => "a command after `;`",
-        _ => "inside `sh -c`",
-    }
-}
-
-/// Does a changing command name `path` (relative to the root) as one of its words?
-fn names(text: &str, dir: Option<&Path>, root: &Path, path: &str) -> bool {
-    let Some(dir) = dir else { return false };
-    let want = root.join(path);
-    shell::words(text).iter().any(|w| {
-        let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || "<>&|".contains(c));
-        !w.is_empty() && shell::resolve(dir, w) == want
-    })
-}
-
-/// Data a program writes as it runs, not its source: its own data file, a
-/// lock file, a generated page or report. A run that rewrites these still
-/// shows the program working.
-fn is_data(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    const LOCKS: &[&str] = &[
-        "cargo.lock",
-        "package-lock.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "poetry.lock",
-        "uv.lock",
-        "go.sum",
-        "gemfile.lock",
-        "composer.lock",
-        "pipfile.lock",
-        "flake.lock",
-        "bun.lockb",
-    ];
-    const MANIFESTS: &[&str] = &[
-        "package.json",
-        "tsconfig.json",
-        "jsconfig.json",
-        "deno.json",
-        "composer.json",
-        "cmakelists.txt",
-    ];
-    if LOCKS.contains(&name.as_str()) {
-        return true;
-    }
-    if MANIFESTS.contains(&name.as_str())
-        || name.starts_with("requirements")
-        || name.starts_with("constraints")
-    {
-        return false;
-    }
-    let ext = name.rsplit_once('.').map(|(_, e)| e);
-    matches!(
-        ext,
-        Some(
-            "json"
-                | "jsonl"
-                | "ndjson"
-                | "csv"
-                | "tsv"
-                | "txt"
-                | "log"
-                | "db"
-                | "sqlite"
-                | "sqlite3"
-                | "html"
-                | "htm"
-                | "xml"
-                | "dat"
-                | "out"
-                | "pyc"
-        )
-    )
-}
-
-/// A program of the line that would be a project run in its own folder,
-/// run outside the goal's: where it ran, for the refusal.
-fn ran_elsewhere(
-    parts: &[Part],
-    dirs: &[Option<PathBuf>],
-    ctx: &Context,
-    line: &Line,
-) -> Option<String> {
-    parts.iter().zip(dirs).rev().find_map(|(part, dir)| {
-        let dir = dir.as_deref()?;
-        let anywhere = Context {
-            root: Path::new("/"),
-            ..ctx.clone()
-        };
-        if program::never_runs(&part.text) {
-            return None;
-        }
-        let inside = shell::inside(dir, ctx.root);
-        let runs = (!inside && commands::step(&part.text, 0) == Step::Verify)
-            || project_run(&part.text, Some(dir), &anywhere, line, 0);
-        if !runs {
-            return None;
-        }
-        match inside {
-            false => Some(format!("{:?} in {}", part.text, dir.display())),
-            true => Some(format!("{:?}, a program outside it", part.text)),
-        }
-    })
-}
-
 /// `a, b and 3 more` for messages.
 pub fn list(files: &[String]) -> String {
     match files.len() {
@@ -582,104 +432,9 @@ pub fn list(files: &[String]) -> String {
     }
 }
 
-/// Is the line's exit status no longer the candidate's (`|| true`, `; echo`,
-/// `| tail` without pipefail)? Then the output decides what happened.
-fn is_masked(parts: &[Part], i: usize) -> bool {
-    let pipefail = parts[..=i].iter().any(|p| p.text.contains("pipefail"));
-    parts[i..].iter().any(|p| match p.sep {
-        Sep::Or | Sep::Seq | Sep::Background => true,
-        Sep::Pipe => !pipefail,
-        Sep::And | Sep::End => false,
-    })
-}
-
 /// Claude's `run_in_background`, VS Code's `isBackground`, Copilot's `mode: async`.
 fn in_background(args: &Value) -> bool {
     tools::in_background(args)
-}
-
-/// Options naming another folder or manifest to run in.
-const ELSEWHERE_OPTIONS: &[&str] = &[
-    "-C",
-    "--prefix",
-    "--cwd",
-    "--dir",
-    "--manifest-path",
-    "--project",
-    "--rootdir",
-    "--root-dir",
-    "--workspace-root",
-    "-p",
-    "--chdir",
-];
-
-/// Where a candidate ran when that is not the goal's folder: its folder, a
-/// folder option (`-C x`, `--prefix x`), or a path operand that exists outside.
-fn outside_root(text: &str, dir: &Path, root: &Path, candidate: Candidate) -> Option<String> {
-    if !shell::inside(dir, root) {
-        return Some(format!("in {}", dir.display()));
-    }
-    let words = shell::without_redirects(&shell::words(text));
-    let prog_words = shell::program_words(&words);
-    let mut it = prog_words.iter().skip(1).peekable();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with('-') => (f, Some(v.to_string())),
-            _ => (w.as_str(), None),
-        };
-        let value = if ELSEWHERE_OPTIONS.contains(&flag) {
-            inline.or_else(|| it.peek().map(|v| v.to_string()))
-        } else if candidate == Candidate::Check
-            && !w.starts_with('-')
-            && (w.contains('/') || w.starts_with(".."))
-        {
-            // A test or source path elsewhere; a program's operands are its
-            // input (`python3 main.py /tmp/data.csv` still runs the program here).
-            Some(w.clone())
-        } else {
-            None
-        };
-        if let Some(v) = value {
-            let path = shell::resolve(dir, &v);
-            if !shell::inside(&path, root) && path.exists() && !path.starts_with("/dev") {
-                return Some(format!("on {}", path.display()));
-            }
-        }
-    }
-    None
-}
-
-/// Files the reading parts of a line name (for documentation read back).
-fn read_operands(
-    parts: &[Part],
-    steps: &[Step],
-    dirs: &[Option<PathBuf>],
-    root: &Path,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    for ((part, step), dir) in parts.iter().zip(steps).zip(dirs) {
-        let (Step::Inspect, Some(dir)) = (step, dir) else {
-            continue;
-        };
-        for word in shell::words(&part.text).iter().skip(1) {
-            if word.starts_with('-') {
-                continue;
-            }
-            if let Some(rel) = relative(&shell::resolve(dir, word), root) {
-                if !out.contains(&rel) {
-                    out.push(rel);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `path` relative to `root`, when inside it and an existing file.
-fn relative(path: &Path, root: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    (path.is_file() && !rel.as_os_str().is_empty())
-        .then(|| rel.to_string_lossy().replace('\\', "/"))
 }
 
 /// The files a tool's arguments name (`path`, `file_path`, `filePath`, in a
@@ -717,102 +472,6 @@ pub fn declared_paths(args: &Value, root: &Path) -> Option<Vec<String>> {
         }
     }
     Some(out)
-}
-
-/// Files an editor names outside the goal's folder but inside the same
-/// repository (a session started in `app/` editing `lib/util.py`), as
-/// paths from the goal's folder: the agent changed the project there too.
-fn elsewhere_in_repo(args: &Value, root: &Path) -> Vec<String> {
-    let Some(top) = root.ancestors().skip(1).find(|d| d.join(".git").exists()) else {
-        return Vec::new();
-    };
-    let Some(all) = declared_paths(args, Path::new("/")) else {
-        return Vec::new();
-    };
-    all.iter()
-        .map(|p| Path::new("/").join(p))
-        .filter(|p| shell::inside(p, top) && !shell::inside(p, root))
-        .map(|p| {
-            let up = root.strip_prefix(top).map_or(0, |r| r.components().count());
-            let rel = p
-                .strip_prefix(top)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .replace('\\', "/");
-            format!("{}{rel}", "../".repeat(up))
-        })
-        .collect()
-}
-
-/// Options that run only some of a suite's tests.
-const FILTERS: &[&str] = &[
-    "-k",
-    "-t",
-    "-g",
-    "-run",
-    "--grep",
-    "--filter",
-    "--test-name-pattern",
-    "--testNamePattern",
-    "--testPathPattern",
-    "--only",
-    "--exact",
-    "--lf",
-    "--last-failed",
-];
-
-/// The test filter of a check's line (`--test-name-pattern=good`, `-k x`,
-/// `tests/a.py::one`, a name after `cargo test`), when it has one.
-fn filter_of(command: &str) -> Option<(String, String)> {
-    let part = shell::split(command)
-        .into_iter()
-        .find(|p| commands::step(&p.text, 0) == Step::Verify)?;
-    let words = shell::without_redirects(&shell::words(&part.text));
-    let prog = shell::program_words(&words);
-    let runner = shell::program(prog.first()?);
-    let args = &prog[1..];
-    let flag = args.iter().find(|a| {
-        FILTERS
-            .iter()
-            .any(|f| a == f || a.strip_prefix(f).is_some_and(|r| r.starts_with('=')))
-            || a.contains("::")
-    });
-    let cargo_name = (runner == "cargo")
-        .then(|| {
-            let mut ops = args
-                .iter()
-                .take_while(|a| *a != "--")
-                .filter(|a| !a.starts_with('-'));
-            (ops.next().is_some_and(|t| t == "test" || t == "t"))
-                .then(|| ops.next())
-                .flatten()
-        })
-        .flatten();
-    flag.or(cargo_name).map(|f| (runner, f.clone()))
-}
-
-/// A passing check that ran only part of the suite whose full run failed
-/// before it (same runner, no filter then): why it does not clear that
-/// failure. A narrower run proves the tests it kept, not the rest.
-pub fn narrower(failed_command: &str, command: &str) -> Option<String> {
-    let (runner, filter) = filter_of(command)?;
-    if filter_of(failed_command).is_some() {
-        return None;
-    }
-    let failed_runner = shell::split(failed_command).into_iter().find_map(|p| {
-        (commands::step(&p.text, 0) == Step::Verify).then(|| {
-            let words = shell::without_redirects(&shell::words(&p.text));
-            shell::program_words(&words)
-                .first()
-                .map(|w| shell::program(w))
-        })?
-    })?;
-    (failed_runner == runner).then(|| {
-        format!(
-            "it ran only some of the tests ({}) after the full run failed, which it does not clear: run the whole suite until it passes",
-            redact::preview(&filter, 60)
-        )
-    })
 }
 
 /// Documentation: prose a reader checks by reading it back.
