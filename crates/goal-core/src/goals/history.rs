@@ -337,7 +337,7 @@ pub fn record_tool(
         judged = Judged {
             kind: Some(ToolKind::Action),
             changes: true,
-            attempt: judged.run.is_some().then(|| LOST.to_string()),
+            attempt: Some(LOST.to_string()),
             command: judged.command,
             ..Judged::default()
         };
