@@ -166,6 +166,16 @@ for (const host of Object.keys(HOSTS).filter((h) => !only || h === only)) {
         ["printf '\\nRun sh greet.sh to be greeted.\\n' >> README.md", 'cat README.md', 'close'],
         'cat README.md shows the new usage line',
       ],
+      'a run spelled the way agents do: in a group, $PWD, stdin closed, stderr dropped': [
+        GREET,
+        [FIX, '(sh "$PWD/greet.sh" < /dev/null 2> /dev/null)', 'close'],
+        'the run of greet.sh printed two lines of hello',
+      ],
+      'a library checked from the command line (node -e)': [
+        { 'lib.js': "exports.greet = () => 'hi'\n" },
+        ["sed -i 's/hi/hello/' lib.js", 'node -e "console.log(require(\'./lib\').greet())"', 'close'],
+        'node -e printed hello from lib.js',
+      ],
       'a refactor with a build and the tests': [
         {
           'package.json': JSON.stringify({
@@ -227,6 +237,23 @@ for (const host of Object.keys(HOSTS).filter((h) => !only || h === only)) {
       assert.match(zero, /node --test --test-name-pattern=zzz/)
       assert.match(elsewhere, /outside the goal's folder/)
       assert.ok(closedComplete(run.closes[3]), real)
+      assert.equal(run.goal.completionStatus, 'complete')
+    })
+
+    test('dishonest: a failing suite piped through tail is refused; the real run then closes', {
+      timeout: TEST_MS,
+    }, async (t) => {
+      const run = await flow(
+        t,
+        host,
+        'masked',
+        { ...GREET, 'greet.test.mjs': "import { test } from 'node:test'\ntest('x', () => { throw new Error('x') })\n" },
+        [FIX, 'node --test | tail -1', 'close', 'sh greet.sh', 'close'],
+      )
+      const [masked, real] = run.closes.map((c) => c?.text || '')
+      assert.match(masked, /exit status was hidden/)
+      assert.match(masked, /no passing summary/)
+      assert.ok(closedComplete(run.closes[1]), real)
       assert.equal(run.goal.completionStatus, 'complete')
     })
 

@@ -219,15 +219,22 @@ pub fn step(command: &str, depth: u8) -> Step {
                     && !a.starts_with("--")
                     && a[1..].chars().all(|c| c.is_ascii_alphabetic())
                     && a.contains('i'))
+                || sed_writes(a)
         }),
-        "awk" | "gawk" => !has(args, &["-i"]),
+        "awk" | "gawk" => !has(args, &["-i"]) && !args.iter().any(|a| awk_writes(a)),
         "find" => !has(
             args,
             &[
-                "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf",
+                "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls",
+                "-fprint0",
             ],
         ),
-        "sort" => !has(args, &["-o", "--output"]),
+        "sort" => !args
+            .iter()
+            .any(|a| a.starts_with("-o") || a.starts_with("--output")),
+        // `uniq in out` writes `out`; `xxd -r` writes bytes back.
+        "uniq" => operands(args).len() + args.iter().filter(|a| *a == "-").count() < 2,
+        "xxd" => !has(args, &["-r", "-revert"]),
         "curl" => !has(
             args,
             &[
@@ -259,6 +266,26 @@ pub fn step(command: &str, depth: u8) -> Step {
     } else {
         Step::Change
     }
+}
+
+/// A sed script that writes a file: the `w` command or the `w` flag of `s`
+/// (`sed -n 'w out' in`, `s/a/b/w out`).
+fn sed_writes(arg: &str) -> bool {
+    !arg.starts_with('-')
+        && (arg.starts_with("w ")
+            || arg.starts_with('W')
+            || ["/w ", ";w ", "}w ", "\nw ", "/W ", ";W "]
+                .iter()
+                .any(|w| arg.contains(w)))
+}
+
+/// An awk program that writes a file or runs a command (`print > "f"`,
+/// `print | "cmd"`, `system(…)`).
+fn awk_writes(arg: &str) -> bool {
+    let squeezed: String = arg.chars().filter(|c| !c.is_whitespace()).collect();
+    [">\"", ">>\"", "|\"", "system("]
+        .iter()
+        .any(|w| squeezed.contains(w))
 }
 
 fn git_step(args: &[String]) -> Step {
@@ -586,6 +613,19 @@ mod tests {
             ("python scripts/migrate.py", Action),
             ("curl -o x.tgz https://example.com/x.tgz", Action),
             ("tee out.txt", Action),
+            // Readers that write (review-7 F8: what the words say where the
+            // tree is too big to observe).
+            ("awk 'BEGIN{print \"exit 3\" > \"greet.sh\"}'", Action),
+            ("sed -n 'w greet.sh' /dev/null", Action),
+            ("sed 's/a/b/w out.txt' in.txt", Action),
+            ("printf 'exit 3' | uniq - greet.sh", Action),
+            ("sort -ogreet.sh /dev/null", Action),
+            ("xxd -r -p - greet.sh", Action),
+            ("find . -name greet.sh -fls greet.sh", Action),
+            ("awk '$3 > 100' data.csv", Inspection),
+            ("sort -n data.csv", Inspection),
+            ("uniq -c data.txt", Inspection),
+            ("sed -n '/warn/p' log.txt", Inspection),
         ];
         for (command, want) in table {
             assert_eq!(classify_command(command), *want, "{command:?}");

@@ -324,7 +324,13 @@ pub fn evidence_gap(h: &ToolHistory, gap: Gap) -> String {
     if let Some(a) = h
         .last_attempt
         .as_ref()
-        .filter(|a| a.seq > floor || gap == Gap::NothingRun)
+        // Also the run of the very call that was the last change: why it
+        // did not count is what the agent must know.
+        .filter(|a| {
+            a.seq > floor
+                || gap == Gap::NothingRun
+                || (gap == Gap::Unverified && a.seq == h.last_change_seq)
+        })
     {
         text.push_str(&format!(
             ". The run {} (call #{}) did not count: {}{}",
@@ -382,6 +388,7 @@ fn next_step(h: &ToolHistory, gap: Gap) -> String {
             "run the program with a tool (e.g. {}) or the project's tests, check what it prints, and record it",
             quote(&run)
         ),
+        None if gap == Gap::NothingRun => "run the project's tests, build or type check, or the program itself, with a tool; check what it prints and record it. When the project has nothing to run (prose, configuration, a question answered from reading), write the answer into a document of the project (e.g. ANALYSIS.md) and read it back: a documentation-only change rests on its read-back".into(),
         None => "run the project's tests, build or type check, or the program itself, with a tool; check what it prints and record it".into(),
     }
 }

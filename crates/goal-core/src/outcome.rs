@@ -114,6 +114,12 @@ fn error_marker(text: &str) -> Option<String> {
         })
 }
 
+/// Does the output carry a runner's summary of tests that passed, or a
+/// build's word that it succeeded? Read when the exit status was hidden.
+pub fn passing_summary(text: &str) -> bool {
+    automata::get(Pattern::Passed).find(text).is_some()
+}
+
 /// A run that executed no tests (none matched, all skipped or filtered
 /// out): the runner's own words for it, quoted.
 pub fn zero_tests(text: &str) -> Option<String> {
@@ -319,6 +325,9 @@ mod tests {
             "running 3 tests\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out",
             "?   \texample.com/greet\t[no test files]",
             "ok  \texample.com/greet\t0.01s [no tests to run]",
+            "ok | 0 passed | 0 failed | 2 filtered out (3ms)",
+            " Test Files  1 skipped (1)\n      Tests  2 skipped (2)",
+            "[INFO] Tests run: 0, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS",
         ] {
             assert!(zero_tests(out).is_some(), "{out}");
         }
@@ -332,8 +341,39 @@ mod tests {
             "running 0 tests\nrunning 4 tests\ntest result: ok. 4 passed; 0 failed",
             "ok  \texample.com/greet\t0.01s",
             "hello\nhello",
+            "ok | 3 passed | 0 failed (5ms)",
+            "      Tests  2 passed | 1 skipped (3)",
+            "[INFO] Tests run: 4, Failures: 0, Errors: 0, Skipped: 0",
         ] {
             assert_eq!(zero_tests(out), None, "{out}");
+        }
+    }
+
+    #[test]
+    fn passing_summaries_are_told_from_silence() {
+        for out in [
+            "===== 10 passed in 1.2s =====",
+            "# tests 4\n# pass 4\n# fail 0",
+            "ℹ pass 2",
+            "test result: ok. 5 passed; 0 failed",
+            "Ran 3 tests in 0.001s\n\nOK",
+            "ok  \texample.com/greet\t0.01s",
+            "  3 passing (5ms)",
+            "Tests:       5 passed, 5 total",
+            "    Finished `dev` profile [unoptimized] target(s) in 1.2s",
+            "vite v5 building for production...\n✓ built in 1.02s",
+        ] {
+            assert!(passing_summary(out), "{out}");
+        }
+        for out in [
+            "# duration_ms 61.3",
+            "",
+            "hello",
+            "# tests 0\n# pass 0",
+            "0 passed",
+            "OK, cancelled",
+        ] {
+            assert!(!passing_summary(out), "{out}");
         }
     }
 

@@ -38,6 +38,9 @@ pub fn split(command: &str) -> Vec<Part> {
     let mut cur = String::new();
     let mut quote: Option<char> = None;
     let mut heredocs: Vec<String> = Vec::new();
+    // Open parentheses: `true` for a group `( … )` around commands (read as
+    // its contents), `false` for `$( … )`, `<( … )` and the like (kept).
+    let mut parens: Vec<bool> = Vec::new();
     let mut i = 0;
     let flush = |cur: &mut String, out: &mut Vec<Part>, sep: Sep| {
         if !cur.trim().is_empty() {
@@ -96,6 +99,23 @@ pub fn split(command: &str) -> Vec<Part> {
                 cur.push_str("<<");
                 i += 1;
             }
+            '(' => {
+                let group = cur.trim().is_empty()
+                    || cur.trim_end().ends_with(['!'])
+                    || matches!(
+                        cur.trim(),
+                        "if" | "while" | "until" | "then" | "do" | "else"
+                    );
+                parens.push(group);
+                if !group {
+                    cur.push(c);
+                }
+            }
+            ')' => {
+                if parens.pop() != Some(true) {
+                    cur.push(c);
+                }
+            }
             '\n' => {
                 flush(&mut cur, &mut out, Sep::Seq);
                 if !heredocs.is_empty() {
@@ -144,6 +164,17 @@ pub fn split(command: &str) -> Vec<Part> {
         i += 1;
     }
     flush(&mut cur, &mut out, Sep::End);
+    // A group's closing `}` (and a compound's `fi`, `done`, `esac`) ends
+    // what came before it: the operator after it is the last command's.
+    let mut kept: Vec<Part> = Vec::with_capacity(out.len());
+    for part in out {
+        let closing = matches!(part.text.as_str(), "}" | "fi" | "done" | "esac");
+        match kept.last_mut() {
+            Some(last) if closing => last.sep = part.sep,
+            _ => kept.push(part),
+        }
+    }
+    let mut out = kept;
     if let Some(last) = out.last_mut() {
         if last.sep == Sep::Seq {
             last.sep = Sep::End;
@@ -177,6 +208,70 @@ pub fn words(command: &str) -> Vec<String> {
     }
     if !cur.is_empty() || any {
         out.push(cur);
+    }
+    out
+}
+
+/// The words of a simple command without its redirections (`< /dev/null`,
+/// `2>&1`, `> out.txt`, `<<'EOF'`): what is left are the program and its
+/// operands.
+pub fn without_redirects(words: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let rest = w.trim_start_matches(|c: char| c.is_ascii_digit());
+        let rest = rest.strip_prefix('&').unwrap_or(rest);
+        let op_len = rest.len() - rest.trim_start_matches(['<', '>', '&', '|']).len();
+        let op = &rest[..op_len];
+        let is_op = !op.is_empty() && (op.starts_with('<') || op.starts_with('>'));
+        if !is_op {
+            out.push(w.clone());
+            continue;
+        }
+        if rest.len() == op_len {
+            // The target is the next word.
+            it.next();
+        }
+    }
+    out
+}
+
+/// The bodies of a line's here-documents, by delimiter, in order.
+pub fn heredoc_bodies(command: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut lines = command.lines();
+    while let Some(line) = lines.next() {
+        let mut wanted = Vec::new();
+        let mut rest = line;
+        while let Some(at) = rest.find("<<") {
+            let after = &rest[at + 2..];
+            if let Some(here_string) = after.strip_prefix('<') {
+                rest = here_string;
+                continue;
+            }
+            let word: String = after
+                .trim_start_matches('-')
+                .trim_start()
+                .chars()
+                .take_while(|ch| !ch.is_whitespace() && !";&|<>()".contains(*ch))
+                .filter(|ch| *ch != '\'' && *ch != '"')
+                .collect();
+            if !word.is_empty() {
+                wanted.push(word);
+            }
+            rest = after;
+        }
+        for word in wanted {
+            let mut body = String::new();
+            for l in lines.by_ref() {
+                if l.trim() == word {
+                    break;
+                }
+                body.push_str(l);
+                body.push('\n');
+            }
+            out.push((word, body));
+        }
     }
     out
 }
@@ -273,6 +368,14 @@ pub fn program(word: &str) -> String {
 
 /// `path` resolved against `base` without touching the disk (`..` removed).
 pub fn resolve(base: &Path, path: &str) -> PathBuf {
+    // `$PWD` is the folder the command runs in.
+    for var in ["$PWD", "${PWD}"] {
+        if let Some(rest) = path.strip_prefix(var) {
+            if rest.is_empty() || rest.starts_with('/') {
+                return resolve(base, &format!(".{rest}"));
+            }
+        }
+    }
     let joined = if path == "~" || path.starts_with("~/") {
         match crate::store::config::home_dir() {
             Some(home) => home.join(path.trim_start_matches('~').trim_start_matches('/')),
@@ -315,7 +418,15 @@ pub fn folders(parts: &[Part], start: &Path) -> (Vec<Option<PathBuf>>, Option<Pa
                 if matches!(first.as_str(), "cd" | "pushd") {
                     dir = match prog.get(1).map(String::as_str) {
                         None => crate::store::config::home_dir(),
-                        Some(target) if target.contains('$') || target == "-" => None,
+                        Some(target)
+                            if target
+                                .trim_start_matches("${PWD}")
+                                .trim_start_matches("$PWD")
+                                .contains('$')
+                                || target == "-" =>
+                        {
+                            None
+                        }
                         Some(target) => dir.as_deref().map(|d| resolve(d, target)),
                     };
                 }
@@ -360,6 +471,56 @@ mod tests {
         assert_eq!(
             seps("echo 'a && b' > x 2>&1"),
             vec![("echo 'a && b' > x 2>&1".into(), Sep::End)]
+        );
+    }
+
+    #[test]
+    fn groups_are_read_as_their_contents() {
+        assert_eq!(
+            seps("(cd sub && python3 main.py)"),
+            vec![
+                ("cd sub".into(), Sep::And),
+                ("python3 main.py".into(), Sep::End)
+            ]
+        );
+        assert_eq!(
+            seps("{ cd app; npm test; } && echo $(date) (x)"),
+            vec![
+                ("{ cd app".into(), Sep::Seq),
+                ("npm test".into(), Sep::And),
+                ("echo $(date) (x)".into(), Sep::End)
+            ]
+        );
+        assert_eq!(
+            seps("if python3 main.py; then echo ok; fi"),
+            vec![
+                ("if python3 main.py".into(), Sep::Seq),
+                ("then echo ok".into(), Sep::End)
+            ]
+        );
+    }
+
+    #[test]
+    fn redirections_are_not_operands() {
+        let w = |line: &str| without_redirects(&words(line));
+        assert_eq!(
+            w("bash greet.sh < /dev/null 2> /dev/null"),
+            ["bash", "greet.sh"]
+        );
+        assert_eq!(w("node a.js 2>&1 >out &> x <<<'in' 3<f"), ["node", "a.js"]);
+        assert_eq!(w("python3 - <<'EOF'"), ["python3", "-"]);
+        assert_eq!(w("sort -o out in"), ["sort", "-o", "out", "in"]);
+        assert_eq!(
+            heredoc_bodies("python3 - <<'EOF'\nimport greet\nEOF\necho done"),
+            vec![("EOF".to_string(), "import greet\n".to_string())]
+        );
+        assert_eq!(
+            resolve(Path::new("/w/app"), "$PWD/greet.sh"),
+            PathBuf::from("/w/app/greet.sh")
+        );
+        assert_eq!(
+            resolve(Path::new("/w/app"), "${PWD}"),
+            PathBuf::from("/w/app")
         );
     }
 

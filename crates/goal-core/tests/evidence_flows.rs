@@ -798,3 +798,379 @@ fn a_failing_run_of_the_program_refuses_until_it_passes() {
         assert!(v.output.contains("NameError"), "{v:?}");
     }
 }
+
+/// A step of `command` whose output is supplied, with an effect on the tree.
+fn run(command: &'static str, effect: fn(&Path), output: &'static str, code: i32) -> Step {
+    Step::Shell {
+        command,
+        effect,
+        output,
+        code,
+    }
+}
+
+const GREET_PY: &str = "def greet():\n    return 'hello'\n";
+
+/// Honest work the review of the evidence gate saw refused (review-7 H1-H7):
+/// each closes the first time now.
+#[test]
+fn honest_spellings_of_a_run_close_the_first_time() {
+    let edit_greet = || Step::Edit("greet.sh", "#!/bin/sh\necho hello\necho hello\n");
+    for host in HOSTS {
+        // H1: redirections to /dev/null or elsewhere are not where it ran;
+        // an input file elsewhere is the program's input. H7: `$PWD`.
+        for command in [
+            "bash greet.sh < /dev/null",
+            "bash greet.sh 2> /dev/null",
+            "bash greet.sh > ../elsewhere/out.txt && cat ../elsewhere/out.txt",
+            "bash \"$PWD/greet.sh\"",
+            "bash greet.sh ../elsewhere/input.csv",
+        ] {
+            let c = flow(
+                host,
+                &[("greet.sh", GREET), ("../elsewhere/input.csv", "a,b\n")],
+                &[
+                    edit_greet(),
+                    run(
+                        command,
+                        |root| fs::write(root.join("../elsewhere/out.txt"), "hello").unwrap(),
+                        "hello\nhello",
+                        0,
+                    ),
+                ],
+            );
+            assert_closes(command, host, &c);
+        }
+        // H2: the project's code exercised from the command line.
+        for (files, edit, command) in [
+            (
+                &[("greet.py", GREET_PY)][..],
+                "greet.py",
+                "python3 -c \"from greet import greet; print(greet())\"",
+            ),
+            (
+                &[("greet.py", GREET_PY)][..],
+                "greet.py",
+                "python3 - <<'EOF'\nimport greet\nprint(greet.greet())\nEOF",
+            ),
+            (
+                &[("lib.js", "exports.add = (a, b) => a + b\n")][..],
+                "lib.js",
+                "node -e \"console.log(require('./lib').add(1, 2))\"",
+            ),
+            (
+                &[("lib.js", "exports.add = (a, b) => a + b\n")][..],
+                "lib.js",
+                "node -p \"require('./lib.js').add(1, 2)\"",
+            ),
+            // H3: groups.
+            (
+                &[("sub/main.py", "print(1)\n")][..],
+                "sub/main.py",
+                "(cd sub && python3 main.py)",
+            ),
+            (
+                &[("sub/main.py", "print(1)\n")][..],
+                "sub/main.py",
+                "{ cd sub; python3 main.py; }",
+            ),
+            // H4: a server started and requested on one line, or stopped by timeout.
+            (
+                &[("server.js", "1")][..],
+                "server.js",
+                "node server.js & sleep 1; curl -s localhost:38711; kill %1",
+            ),
+        ] {
+            let c = flow(
+                host,
+                files,
+                &[Step::Edit(edit, "changed\n"), sh(command, "hello")],
+            );
+            assert_closes(command, host, &c);
+        }
+        let c = flow(
+            host,
+            &[("server.js", "1")],
+            &[
+                Step::Edit("server.js", "2"),
+                run(
+                    "timeout 2 node server.js",
+                    nothing,
+                    "listening on 38711",
+                    124,
+                ),
+            ],
+        );
+        assert_closes("timeout 2 node server.js", host, &c);
+
+        // H5: a program that updates its own data file, a build that rewrites
+        // a generated page, a first run that writes the lock file.
+        for (files, edit, command, effect) in [
+            (
+                &[("todo.py", "x"), ("todos.json", "[]")][..],
+                "todo.py",
+                "python3 todo.py add milk",
+                (|root: &Path| fs::write(root.join("todos.json"), "[\"milk\"]").unwrap())
+                    as fn(&Path),
+            ),
+            (
+                &[("build.sh", "x"), ("docs/index.html", "<p>1</p>")][..],
+                "build.sh",
+                "bash build.sh",
+                |root: &Path| fs::write(root.join("docs/index.html"), "<p>2</p>").unwrap(),
+            ),
+            (
+                &[
+                    ("Cargo.toml", "[package]\nname='x'\n"),
+                    ("Cargo.lock", "# v1\n"),
+                    ("src/main.rs", "fn main(){}\n"),
+                ][..],
+                "Cargo.toml",
+                "cargo run -q --offline",
+                |root: &Path| fs::write(root.join("Cargo.lock"), "# v1\n[[package]]\n").unwrap(),
+            ),
+            // A change set up on the line before the run is what it ran.
+            (
+                &[("greet.sh", GREET)][..],
+                "greet.sh",
+                "sed -i s/hi/hello/ greet.sh && bash greet.sh",
+                |root: &Path| fs::write(root.join("greet.sh"), "echo hello\n").unwrap(),
+            ),
+        ] {
+            let c = flow(
+                host,
+                files,
+                &[Step::Edit(edit, "echo hi\n"), run(command, effect, "ok", 0)],
+            );
+            assert_closes(command, host, &c);
+        }
+    }
+}
+
+/// Fake proof the review of the evidence gate saw accepted (review-7 F1-F11):
+/// each is refused now, naming what was observed.
+#[test]
+fn fake_proof_is_refused_naming_the_fact() {
+    for host in HOSTS {
+        let files: &[(&str, &str)] = &[
+            ("greet.sh", GREET),
+            ("main.py", "print(1)\n"),
+            ("a.test.js", "t"),
+            ("index.js", "1"),
+            ("Makefile", "all:\n\techo hi\n"),
+        ];
+        let broken = || Step::Edit("main.py", "raise SystemExit(1)\n");
+        // F1: a failing suite's exit status hidden by a pipe, its summary cut.
+        for (command, output) in [
+            ("node --test a.test.js | tail -1", "# duration_ms 61.3"),
+            (
+                "node --test --test-name-pattern=zzz a.test.js | grep -v -e '# pass' -e '# tests'",
+                "# fail 0\n# duration_ms 3",
+            ),
+        ] {
+            let c = flow(host, files, &[broken(), sh(command, output)]);
+            assert_refused(command, host, &c, &["hidden", "no passing summary"]);
+        }
+        // F3: the exit status taken or thrown away.
+        for (command, says) in [
+            ("! python3 main.py", "taken by `!`"),
+            ("if python3 main.py; then echo ok; fi", "taken by `if`"),
+            ("bash -c 'python3 main.py; true'", "thrown away"),
+            ("(python3 main.py; true)", "thrown away"),
+            ("python3 main.py || true", "thrown away"),
+        ] {
+            let c = flow(host, files, &[broken(), sh(command, "wrong answer")]);
+            assert_refused(command, host, &c, &[says]);
+        }
+        // F2: version, help, dry runs, syntax checks, listings.
+        for command in [
+            "make -n",
+            "make --version",
+            "bash -n greet.sh",
+            "node --check index.js",
+            "python3 --version main.py",
+            "python3 -m pytest --collect-only -q",
+            "cargo test --help",
+            "npx jest --listTests",
+            "bash -s greet.sh < /dev/null",
+        ] {
+            let c = flow(host, files, &[broken(), sh(command, "1 test collected")]);
+            assert_refused(command, host, &c, &["no verification ran after"]);
+        }
+        // F4: runs of zero tests in runners' own words.
+        for (command, output) in [
+            (
+                "deno test --filter zzz",
+                "ok | 0 passed | 0 failed | 2 filtered out (3ms)",
+            ),
+            (
+                "npx vitest run -t zzz",
+                " Test Files  1 skipped (1)\n      Tests  2 skipped (2)",
+            ),
+            (
+                "mvn test -Dtest=zzz",
+                "[INFO] Tests run: 0, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS",
+            ),
+        ] {
+            let c = flow(host, files, &[broken(), sh(command, output)]);
+            assert_refused(command, host, &c, &["ran no tests"]);
+        }
+        // F6: a "request" that names localhost in a header, after a background run.
+        let c = flow(
+            host,
+            files,
+            &[
+                sh("bash greet.sh &", ""),
+                broken(),
+                sh("curl -s file:///dev/null -H localhost", ""),
+            ],
+        );
+        assert_refused("curl file://", host, &c, &["no verification ran after"]);
+        // F7: a build file ending in .txt is not documentation.
+        let c = flow(
+            host,
+            &[("CMakeLists.txt", "project(x)\n")],
+            &[
+                Step::Edit("CMakeLists.txt", "add_executable(x BROKEN.c)\n"),
+                Step::Read("CMakeLists.txt"),
+            ],
+        );
+        assert_refused("CMakeLists.txt read back", host, &c, &["CMakeLists.txt"]);
+        // F10: source written on the run's line after it ran.
+        let c = flow(
+            host,
+            &[("main.py", "import feature\n")],
+            &[
+                Step::Edit("main.py", "import feature\nprint(feature.f())\n"),
+                run(
+                    "printf 'def f(): return 1\\n' > feature.py && python3 main.py && printf 'def f(): raise SystemExit(3)\\n' > feature.py",
+                    |root| fs::write(root.join("feature.py"), "def f(): raise SystemExit(3)\n").unwrap(),
+                    "1",
+                    0,
+                ),
+            ],
+        );
+        assert_refused(
+            "source written after the run",
+            host,
+            &c,
+            &["feature.py", "after it ran"],
+        );
+        // F11: the full suite fails; a run filtered to the passing test does not clear it.
+        let c = flow(
+            host,
+            files,
+            &[
+                broken(),
+                run("node --test", nothing, "# tests 2\n# pass 1\n# fail 1", 1),
+                sh(
+                    "node --test --test-name-pattern=good",
+                    "# tests 1\n# pass 1\n# fail 0",
+                ),
+            ],
+        );
+        assert_refused(
+            "a filtered run after the full run failed",
+            host,
+            &c,
+            &["node --test", "failed", "only some of the tests"],
+        );
+        // F9: an edit outside the goal's folder, in the same repository.
+        let c = flow(
+            host,
+            &[
+                ("../.git/HEAD", "ref: main\n"),
+                ("main.py", "print(1)\n"),
+                ("../lib/util.py", "x = 1\n"),
+            ],
+            &[
+                sh("python3 main.py", "1"),
+                Step::Edit("../lib/util.py", "raise SystemExit(3)\n"),
+            ],
+        );
+        assert_refused("edit outside the folder", host, &c, &["../lib/util.py"]);
+        // H6: runs outside the goal's folder are named, not "nothing was run".
+        let c = flow(
+            host,
+            &[("greet.sh", GREET), ("../elsewhere/greet.sh", GREET)],
+            &[sh("cd ../elsewhere && bash greet.sh", "hello")],
+        );
+        assert_refused(
+            "runs in another folder",
+            host,
+            &c,
+            &["nothing was run", "outside the goal's folder", "elsewhere"],
+        );
+    }
+}
+
+/// An analysis with nothing to run (review-7 H8): reads alone stay refused,
+/// the refusal tells the way that holds (the answer written into a document
+/// and read back), and that way closes the first time.
+#[test]
+fn an_analysis_with_nothing_to_run_closes_on_its_written_answer() {
+    for host in HOSTS {
+        let notes = [("NOTES.md", "# notes\nthe notes say hello\n")];
+        let c = flow(
+            host,
+            &notes,
+            &[Step::Read("NOTES.md"), sh("grep -rn notes .", "NOTES.md:1")],
+        );
+        assert_refused(
+            "reads alone",
+            host,
+            &c,
+            &["nothing was run", "write the answer into a document"],
+        );
+        let c = flow(
+            host,
+            &notes,
+            &[
+                Step::Read("NOTES.md"),
+                sh("grep -rn notes .", "NOTES.md:1"),
+                Step::Edit("ANALYSIS.md", "# analysis\nthe notes say hello\n"),
+                Step::Read("ANALYSIS.md"),
+            ],
+        );
+        assert_closes("analysis written down", host, &c);
+    }
+}
+
+/// The kept tree deleted between calls (review-7 F12): the next call cannot
+/// be seen, so it is a change and the last verification no longer stands.
+#[test]
+fn a_deleted_kept_tree_is_a_change_not_a_blind_spot() {
+    for host in HOSTS {
+        let p = Project::new(host, &[("greet.sh", GREET)], false);
+        p.prompt("make greet.sh print hello twice");
+        p.activate();
+        p.run(&[
+            Step::Edit("greet.sh", "echo hello\necho hello\n"),
+            sh("bash greet.sh", "hello\nhello"),
+        ]);
+        let trees = p.config.root.join("trees");
+        let mut deleted = 0;
+        for entry in fs::read_dir(&trees).unwrap() {
+            fs::remove_file(entry.unwrap().path()).unwrap();
+            deleted += 1;
+        }
+        assert!(deleted > 0, "a kept tree was there to delete");
+        // Read by its words, this would be a passing run of the project's code.
+        p.run(&[run(
+            "python3 -c \"open('greet.sh', 'w').write('exit 3')\"",
+            |root| fs::write(root.join("greet.sh"), "exit 3\n").unwrap(),
+            "",
+            0,
+        )]);
+        let c = p.close();
+        assert_refused(
+            "a deleted kept tree",
+            host,
+            &c,
+            &[
+                "kept record of the working tree",
+                "came after the last passing verification",
+            ],
+        );
+    }
+}

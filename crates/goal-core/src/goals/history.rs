@@ -47,6 +47,9 @@ pub struct Tree<'a> {
     mark: Option<Option<String>>,
     /// Walk, whatever the watcher would say (see [`Tree::exact`]).
     exact: bool,
+    /// The goal names a kept tree that could not be read back (deleted or
+    /// altered): what changed since cannot be seen.
+    lost: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -61,6 +64,7 @@ impl<'a> Tree<'a> {
             dirty: false,
             mark: None,
             exact: false,
+            lost: false,
         }
     }
 
@@ -147,6 +151,7 @@ impl<'a> Tree<'a> {
                 let observed = match self.kept(goal) {
                     Some(state) => Observed::Tree(state.advance(&root, now)),
                     None => {
+                        self.lost |= goal.tool_history.tree.is_some();
                         self.state = Some(TreeState::new(now));
                         Observed::Words
                     }
@@ -325,6 +330,18 @@ pub fn record_tool(
             background_runs: goal.tool_history.background_runs,
         },
     );
+    let mut judged = judged;
+    if std::mem::take(&mut tree.lost) && class.kind != ToolKind::Inspection {
+        // Without the kept tree nothing shows what this call did: it is a
+        // change, and a run in it does not count.
+        judged = Judged {
+            kind: Some(ToolKind::Action),
+            changes: true,
+            attempt: Some(LOST.to_string()),
+            command: judged.command,
+            ..Judged::default()
+        };
+    }
     if !judged.outputs.is_empty() {
         tree.add_outputs(goal, &judged.outputs);
     }
@@ -377,7 +394,22 @@ fn apply(
             .map(|c| redact::preview(c, 160))
             .unwrap_or_else(|| summary.clone())
     };
-    if let Some(run) = &judged.run {
+    // A narrower run of the same tests does not clear a full run's failure.
+    let narrower = match (&judged.run, &h.last_verification) {
+        (Some(run), Some(last)) if run.passed && !last.passed && run.kind == last.kind => {
+            evidence::narrower(&last.command, &command())
+        }
+        _ => None,
+    };
+    if let Some(why) = &narrower {
+        h.last_attempt = Some(Attempt {
+            seq: h.seq,
+            command: command(),
+            why: why.clone(),
+            output: evidence::output_tail(&report.text, OUTPUT_TAIL),
+        });
+    }
+    if let Some(run) = judged.run.as_ref().filter(|_| narrower.is_none()) {
         h.last_verification = Some(LastVerification {
             seq: h.seq,
             command: command(),
@@ -450,7 +482,16 @@ fn note_change(
 /// baseline. Returns whether the goal changed.
 pub fn observe_between(tree: &mut Tree, goal: &mut Goal, who: &str, now_ms: u64) -> bool {
     let had_tree = goal.tool_history.tree.is_some();
-    let Observed::Tree(diff) = tree.walk(goal) else {
+    let observed = tree.walk(goal);
+    if std::mem::take(&mut tree.lost) {
+        let h = &mut goal.tool_history;
+        h.seq += 1;
+        let summary = format!("{LOST} ({who})");
+        note_change(h, summary.clone(), &[], &[]);
+        push_outside(h, summary, Vec::new(), now_ms);
+        return true;
+    }
+    let Observed::Tree(diff) = observed else {
         return had_tree;
     };
     if diff.is_empty() {
@@ -466,6 +507,19 @@ pub fn observe_between(tree: &mut Tree, goal: &mut Goal, who: &str, now_ms: u64)
     h.seq += 1;
     let summary = format!("changed outside the agent's tool calls ({who})");
     note_change(h, summary.clone(), &all, &files);
+    push_outside(h, summary, files, now_ms);
+    true
+}
+
+/// What the hooks say when the kept tree is gone or altered.
+const LOST: &str = "the goal's kept record of the working tree was deleted or altered, so what changed cannot be seen: run the verification again";
+
+fn push_outside(
+    h: &mut crate::record::ToolHistory,
+    summary: String,
+    files: Vec<String>,
+    now_ms: u64,
+) {
     h.recent.push(ToolEvent {
         seq: h.seq,
         at: clock::iso_from_ms(now_ms),
@@ -483,7 +537,6 @@ pub fn observe_between(tree: &mut Tree, goal: &mut Goal, who: &str, now_ms: u64)
         let cut = h.recent.len() - HISTORY_WINDOW;
         h.recent.drain(..cut);
     }
-    true
 }
 
 pub(crate) fn call_key(call: &ToolCall) -> String {

@@ -1011,6 +1011,11 @@ pub fn adopt(store: &Store, goal: Goal, new_session: &str, cwd: &str) -> Result<
             ));
         }
         let mut adopted = stored;
+        if adopted.session_id != new_session {
+            // The kept tree is the old session's: the new one starts its own
+            // baseline (a kept tree that vanishes otherwise is tampering).
+            adopted.tool_history.tree = None;
+        }
         adopted.session_id = new_session.to_string();
         adopted.updated_at = clock::now_iso();
         let change = match current {

@@ -24,11 +24,12 @@ pub enum Pattern {
     GoPackage,
     ExitCode,
     Failure,
+    Passed,
 }
 
 #[cfg(test)]
 impl Pattern {
-    pub const ALL: [Pattern; 9] = [
+    pub const ALL: [Pattern; 10] = [
         Pattern::Crash,
         Pattern::ErrorLine,
         Pattern::ZeroTests,
@@ -38,6 +39,7 @@ impl Pattern {
         Pattern::GoPackage,
         Pattern::ExitCode,
         Pattern::Failure,
+        Pattern::Passed,
     ];
 }
 
@@ -63,7 +65,7 @@ macro_rules! built {
     };
 }
 
-static BUILT: [Built; 9] = built!("0", "1", "2", "3", "4", "5", "6", "7", "8");
+static BUILT: [Built; 10] = built!("0", "1", "2", "3", "4", "5", "6", "7", "8", "9");
 
 /// One pattern, ready to search.
 pub struct Automaton {
@@ -115,7 +117,7 @@ fn load(built: &'static Built, pattern: Pattern) -> Automaton {
 
 /// The automaton of `pattern`, loaded on first use.
 pub fn get(pattern: Pattern) -> &'static Automaton {
-    static LOADED: [OnceLock<Automaton>; 9] = [const { OnceLock::new() }; 9];
+    static LOADED: [OnceLock<Automaton>; 10] = [const { OnceLock::new() }; 10];
     let i = pattern as usize;
     LOADED[i].get_or_init(|| load(&BUILT[i], pattern))
 }

@@ -33,6 +33,11 @@ pub const ZERO_TESTS: &str = concat!(
     r"|\bcollected 0 items\b|\bno tests ran\b|\bRan 0 tests?\b|\b0 examples, 0 failures",
     r"|No tests executed|No test is available|Total tests: 0\b|No tests were found",
     r"|\bno tests to run\b|(?m:^\s*0 pass\s*$)",
+    // deno "ok | 0 passed | 0 failed | 2 filtered out", vitest "Tests  2 skipped (2)",
+    // maven surefire "Tests run: 0, Failures: 0"
+    r"|\bok \| 0 passed \|",
+    r"|(?m:^\s*Tests\s+\d+ (?:skipped|todo)(?: \| \d+ (?:skipped|todo))*\s+\(\d+\)\s*$)",
+    r"|(?m:^(?:\[\w+\]\s*)?Tests run: 0, Failures: 0\b)",
 );
 
 /// cargo and deno: one line per test binary.
@@ -72,9 +77,25 @@ pub const FAILURE: &str = concat!(
     r"|(?i:command not found)",
 );
 
+/// A runner's own summary that says tests ran and passed, or a build that
+/// says it succeeded: read when the exit status is hidden (`| tail`).
+pub const PASSED: &str = concat!(
+    // pytest, jest, vitest, mocha, rspec-like "5 passed", "3 passing"
+    r"(?i:\b[1-9]\d*\s+(?:tests?\s+)?(?:passed|passing)\b)",
+    // node:test "# pass 3" / "ℹ pass 3", bun " 3 pass"
+    r"|(?m:^\s*(?:#|ℹ)\s*pass\s+[1-9]\d*\s*$)|(?m:^\s*[1-9]\d*\s+pass\s*$)",
+    // cargo, deno, unittest, go, rspec, dotnet, surefire
+    r"|test result: ok\. [1-9]|\bok \| [1-9]\d* passed\b|(?m:^OK(?:\s+\(.*\))?\s*$)",
+    r"|(?m:^ok\s+\S+\s+(?:\(cached\)|[\d.]+s))|\b[1-9]\d* examples?, 0 failures",
+    r"|Passed!\s+- Failed:\s+0|Tests run: [1-9]\d*, Failures: 0, Errors: 0",
+    // builds and checks that say they succeeded
+    r"|(?m:^\s*Finished\b.*\btarget)|\bBUILD SUCCESS(?:FUL)?\b|(?i:compiled successfully)",
+    r"|\bbuilt in \d|Found 0 errors|All checks passed",
+);
+
 /// Every pattern, in the order of `automata::Pattern`.
-pub const PATTERNS: [&str; 9] = [
-    CRASH, ERROR_LINE, ZERO_TESTS, RUNNING, RESULT, SKIPPED, GO_PACKAGE, EXIT_CODE, FAILURE,
+pub const PATTERNS: [&str; 10] = [
+    CRASH, ERROR_LINE, ZERO_TESTS, RUNNING, RESULT, SKIPPED, GO_PACKAGE, EXIT_CODE, FAILURE, PASSED,
 ];
 
 /// The pattern as compiled: `\b` and `\w` ASCII.

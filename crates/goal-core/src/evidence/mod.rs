@@ -20,9 +20,18 @@ use crate::observe::Diff;
 use crate::outcome::{self, Report};
 use crate::record::ToolKind;
 use crate::redact;
-use crate::shell::{self, Part, Sep};
+use crate::shell::{self, Sep};
 use crate::tools;
 use crate::tools::ToolCall;
+
+mod program;
+mod scope;
+mod verdict;
+
+use program::{project_run, Line};
+use scope::{elsewhere_in_repo, is_data, names, outside_root, ran_elsewhere, read_operands};
+pub use verdict::narrower;
+use verdict::{erased, is_masked, masker, status_taken, timed_out};
 
 /// What the tree says about one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,13 +128,27 @@ fn tool_call(
         ToolKind::Action => {
             let failed = outcome::judge(report).is_err();
             match observed {
-                Observed::Tree(diff) => judged.files = diff.paths().cloned().collect(),
+                Observed::Tree(diff) => {
+                    judged.files = diff.paths().cloned().collect();
+                    // An editor that wrote a file changed it, even one an
+                    // earlier run left behind (outputs are not compared).
+                    if !failed {
+                        for p in &named {
+                            if !judged.files.contains(p) && ctx.root.join(p).is_file() {
+                                judged.files.push(p.clone());
+                            }
+                        }
+                    }
+                }
                 Observed::Words if !failed => {
                     judged.files = named;
                     // An editor that named no file we could read still wrote one.
                     judged.changes = true;
                 }
                 Observed::Words => {}
+            }
+            if !failed {
+                judged.files.extend(elsewhere_in_repo(&call.args, ctx.root));
             }
             judged.changes |= !judged.files.is_empty();
         }
@@ -187,16 +210,27 @@ fn shell_call(
     let parts = shell::split(command);
     let (dirs, _) = shell::folders(&parts, &ctx.start);
     let steps: Vec<Step> = parts.iter().map(|p| commands::step(&p.text, 0)).collect();
-    let candidates: Vec<Option<Candidate>> = parts
-        .iter()
-        .zip(&steps)
-        .zip(&dirs)
-        .map(|((part, step), dir)| match step {
-            Step::Verify => Some(Candidate::Check),
-            _ if project_run(&part.text, dir.as_deref(), ctx, 0) => Some(Candidate::Run),
-            _ => None,
-        })
-        .collect();
+    let bodies = shell::heredoc_bodies(command);
+    let mut line = Line {
+        bodies: &bodies,
+        background: false,
+    };
+    let mut candidates: Vec<Option<Candidate>> = Vec::with_capacity(parts.len());
+    for ((part, step), dir) in parts.iter().zip(&steps).zip(&dirs) {
+        let candidate = if program::never_runs(&part.text) {
+            None
+        } else if *step == Step::Verify {
+            Some(Candidate::Check)
+        } else if project_run(&part.text, dir.as_deref(), ctx, &line, 0) {
+            Some(Candidate::Run)
+        } else {
+            None
+        };
+        // `node server.js & sleep 1; curl localhost:3000` requests the server
+        // started just before it.
+        line.background |= candidate == Some(Candidate::Run) && part.sep == Sep::Background;
+        candidates.push(candidate);
+    }
     let last = candidates.iter().rposition(Option::is_some);
     let (text_kind, _) = commands::command_class(command);
     let mut judged = Judged {
@@ -209,18 +243,65 @@ fn shell_call(
     // What changed, and whether the candidate still stands.
     match observed {
         Observed::Tree(diff) if !diff.is_empty() => {
-            let created_only = diff.modified.is_empty() && diff.removed.is_empty();
+            // Files the line's other commands name as they change the tree,
+            // before the last candidate and after it.
+            let named = |range: std::ops::Range<usize>| -> Vec<String> {
+                diff.paths()
+                    .filter(|p| {
+                        range.clone().any(|j| {
+                            candidates[j].is_none()
+                                && steps[j] == Step::Change
+                                && names(&parts[j].text, dirs[j].as_deref(), ctx.root, p)
+                        })
+                    })
+                    .cloned()
+                    .collect()
+            };
+            let (before, after) = match last {
+                Some(i) => (named(0..i), named(i + 1..parts.len())),
+                None => (Vec::new(), Vec::new()),
+            };
+            // The run stands when all that changed is what the line set up
+            // before it, or what the run itself left: files it created, data
+            // it rewrote (its own data file, a lock file, a generated page).
+            let left_by_run = |p: &String| {
+                !after.contains(p)
+                    && (before.contains(p)
+                        || diff.added.contains(p)
+                        || (diff.modified.contains(p) && is_data(p)))
+            };
             match last {
-                Some(i) if created_only && !background(i) => judged.outputs = diff.added.clone(),
+                Some(i) if !background(i) && diff.paths().all(left_by_run) => {
+                    judged.outputs = diff
+                        .added
+                        .iter()
+                        .chain(&diff.modified)
+                        .filter(|p| !before.contains(p))
+                        .cloned()
+                        .collect();
+                    judged.files = before;
+                }
                 _ => {
                     judged.kind = Some(ToolKind::Action);
                     judged.changes = true;
                     judged.files = diff.paths().cloned().collect();
                     if last.is_some() {
-                        judged.attempt = Some(format!(
-                            "it changed {} as it ran, so it does not show the work as it now is: run it again now that nothing changes",
-                            list(&judged.files)
-                        ));
+                        let unexplained: Vec<String> = judged
+                            .files
+                            .iter()
+                            .filter(|p| !left_by_run(p))
+                            .cloned()
+                            .collect();
+                        judged.attempt = Some(match after.is_empty() {
+                            true => format!(
+                                "it changed {} as it ran, so it does not show the work as it now is (a run that rewrites the project's source does not verify it): run a command that only reads them, such as the tests or the program again",
+                                list(&unexplained)
+                            ),
+                            false => format!(
+                                "the line changed {} after it ran, so it does not show the work as it now is: run it again now that nothing changes",
+                                list(&after)
+                            ),
+                        });
                     }
                     return judged;
                 }
@@ -245,6 +326,16 @@ fn shell_call(
         if judged.kind == Some(ToolKind::Action) {
             judged.kind = Some(ToolKind::Other);
         }
+        if let Some(place) = ran_elsewhere(&parts, &dirs, ctx, &line) {
+            judged.attempt = Some(format!(
+                "it ran {place}, outside the goal's folder {}: a run there does not verify the work here",
+                ctx.root.display()
+            ));
+        } else if parts.iter().any(|p| program::never_runs(&p.text)) {
+            judged.attempt = Some(
+                "it printed a version or help, or only checked syntax or listed what would run: it does not run the program or its tests".into(),
+            );
+        }
         return judged;
     };
     let candidate = candidates[i].expect("a candidate");
@@ -258,7 +349,7 @@ fn shell_call(
         None => {
             Some("in a folder that could not be followed (a `cd` to a variable or `-`)".to_string())
         }
-        Some(dir) => outside_root(&parts[i].text, dir, ctx.root),
+        Some(dir) => outside_root(&parts[i].text, dir, ctx.root, candidate),
     };
     if let Some(place) = outside {
         judged.kind = Some(ToolKind::Other);
@@ -268,9 +359,20 @@ fn shell_call(
         ));
         return judged;
     }
-    let masked = is_masked(&parts, i);
+    if let Some(taker) = status_taken(&parts[i].text)
+        .or_else(|| program::status_taken_inside(&parts[i].text, dirs[i].as_deref(), ctx, &line))
+    {
+        judged.kind = Some(ToolKind::Other);
+        judged.attempt = Some(format!(
+            "its exit status was taken by `{taker}`, so nothing shows whether it passed: run it on its own"
+        ));
+        return judged;
+    }
+    let masked = is_masked(&parts, i)
+        || program::masked_inside(&parts[i].text, dirs[i].as_deref(), ctx, &line);
     let verdict = match candidate {
         Candidate::Check => outcome::judge_check(report, masked),
+        Candidate::Run if timed_out(&parts[i].text, report) => Ok(()),
         Candidate::Run => outcome::judge_run(report, masked),
     };
     judged.run = Some(match verdict {
@@ -281,9 +383,30 @@ fn shell_call(
                 judged.attempt = Some(no_tests(&said));
                 return judged;
             }
+            None if masked && !outcome::passing_summary(&report.text) => {
+                judged.kind = Some(ToolKind::Other);
+                judged.attempt = Some(format!(
+                    "its exit status was hidden ({}) and its output shows no passing summary: run it so its own exit status shows (without the pipe, or with `set -o pipefail`)",
+                    masker(&parts, i)
+                ));
+                return judged;
+            }
             None => passed("check"),
         },
-        Ok(()) => passed("run"),
+        Ok(()) => match erased(&parts, i)
+            .or_else(|| program::erased_inside(&parts[i].text, dirs[i].as_deref(), ctx, &line))
+        {
+            // A failure the output shows stands; otherwise nothing shows
+            // whether it passed.
+            Some(eraser) => {
+                judged.kind = Some(ToolKind::Other);
+                judged.attempt = Some(format!(
+                    "its exit status was thrown away (`{eraser}`), so nothing shows whether it passed: run it on its own"
+                ));
+                return judged;
+            }
+            None => passed("run"),
+        },
     });
     judged
 }
@@ -309,259 +432,9 @@ pub fn list(files: &[String]) -> String {
     }
 }
 
-/// Is the line's exit status no longer the candidate's (`|| true`, `; echo`,
-/// `| tail` without pipefail)? Then the output decides what happened.
-fn is_masked(parts: &[Part], i: usize) -> bool {
-    let pipefail = parts[..=i].iter().any(|p| p.text.contains("pipefail"));
-    parts[i..].iter().any(|p| match p.sep {
-        Sep::Or | Sep::Seq | Sep::Background => true,
-        Sep::Pipe => !pipefail,
-        Sep::And | Sep::End => false,
-    })
-}
-
 /// Claude's `run_in_background`, VS Code's `isBackground`, Copilot's `mode: async`.
 fn in_background(args: &Value) -> bool {
     tools::in_background(args)
-}
-
-/// Interpreters whose first operand is the program they run.
-const INTERPRETERS: &[&str] = &[
-    "bash",
-    "sh",
-    "zsh",
-    "dash",
-    "ksh",
-    "fish",
-    "python",
-    "python3",
-    "py",
-    "pypy",
-    "pypy3",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "ruby",
-    "perl",
-    "php",
-    "rscript",
-    "julia",
-    "lua",
-    "luajit",
-    "tclsh",
-    "ts-node",
-    "tsx",
-    "swift",
-    "elixir",
-    "groovy",
-    "java",
-    "pwsh",
-    "powershell",
-    "osascript",
-];
-/// Options of interpreters that take a value.
-const INTERPRETER_VALUED: &[&str] = &["-W", "-X", "-r", "--require", "--import", "--loader", "-I"];
-
-/// Does this simple command run the project's own program: a script or
-/// executable inside the goal's folder (it must exist there), a runner of a
-/// manifest the project has (`cargo run`, `go run .`, `npm start`, `make`),
-/// or a request to a server the goal started?
-fn project_run(text: &str, dir: Option<&Path>, ctx: &Context, depth: u8) -> bool {
-    let Some(dir) = dir else { return false };
-    let words = shell::words(text);
-    let prog_words = shell::program_words(&words);
-    let Some(first) = prog_words.first() else {
-        return false;
-    };
-    let prog = shell::program(first);
-    let args = &prog_words[1..];
-    let in_tree = |p: &str| {
-        let path = shell::resolve(dir, p);
-        shell::inside(&path, ctx.root) && path.is_file()
-    };
-    let has_file = |names: &[&str]| {
-        dir.ancestors()
-            .take_while(|d| shell::inside(d, ctx.root))
-            .any(|d| names.iter().any(|n| d.join(n).is_file()))
-    };
-    let operands: Vec<&str> = {
-        let mut out = Vec::new();
-        let mut skip = false;
-        for a in args {
-            if skip {
-                skip = false;
-            } else if INTERPRETER_VALUED.contains(&a.as_str()) {
-                skip = true;
-            } else if !a.starts_with('-') {
-                out.push(a.as_str());
-            }
-        }
-        out
-    };
-    match prog.as_str() {
-        "bash" | "sh" | "zsh" | "dash" | "ksh" if args.iter().any(|a| a == "-c") => {
-            let pos = args.iter().position(|a| a == "-c").expect("present");
-            depth < 3
-                && args.get(pos + 1).is_some_and(|inner| {
-                    let parts = shell::split(inner);
-                    let (dirs, _) = shell::folders(&parts, dir);
-                    parts
-                        .iter()
-                        .zip(&dirs)
-                        .any(|(p, d)| project_run(&p.text, d.as_deref(), ctx, depth + 1))
-                })
-        }
-        "python" | "python3" | "py" | "pypy" | "pypy3" if args.iter().any(|a| a == "-m") => {
-            let pos = args.iter().position(|a| a == "-m").expect("present");
-            args.get(pos + 1).is_some_and(|module| {
-                let rel = module.replace('.', "/");
-                in_tree(&format!("{rel}.py")) || in_tree(&format!("{rel}/__main__.py"))
-            })
-        }
-        "go" => {
-            args.first().is_some_and(|a| a == "run")
-                && (has_file(&["go.mod"]) || operands.iter().skip(1).any(|o| in_tree(o)))
-        }
-        "cargo" => {
-            operands.first().is_some_and(|a| matches!(*a, "run" | "r")) && has_file(&["Cargo.toml"])
-        }
-        "dotnet" => operands.first() == Some(&"run"),
-        "npm" | "pnpm" | "yarn" | "bun" => {
-            let script = match operands.first().copied() {
-                Some("run" | "run-script") => operands.get(1).copied(),
-                Some("start") => Some("start"),
-                Some(s) if prog != "npm" => Some(s),
-                _ => None,
-            };
-            match (prog.as_str(), script) {
-                ("bun", Some(s)) if in_tree(s) => true,
-                (_, Some(s)) => package_script(dir, ctx.root, s),
-                _ => false,
-            }
-        }
-        "make" | "gmake" => has_file(&["Makefile", "makefile", "GNUmakefile"]),
-        "just" => has_file(&["justfile", "Justfile", ".justfile"]),
-        "curl" | "wget" | "http" | "https" | "xh" => {
-            ctx.background_runs > 0
-                && args.iter().any(|a| {
-                    ["localhost", "127.0.0.1", "0.0.0.0", "[::1]"]
-                        .iter()
-                        .any(|h| a.contains(h))
-                })
-        }
-        p if INTERPRETERS.contains(&p) => {
-            let target = match (p, operands.first().copied()) {
-                ("deno" | "bun", Some("run")) => operands.get(1).copied(),
-                ("java", _) if args.iter().any(|a| a == "-jar") => {
-                    let pos = args.iter().position(|a| a == "-jar").expect("present");
-                    args.get(pos + 1).map(String::as_str)
-                }
-                (_, target) => target,
-            };
-            target.is_some_and(in_tree)
-        }
-        _ => first.contains('/') && in_tree(first),
-    }
-}
-
-/// Does the nearest package.json (inside the goal's folder) define `script`?
-/// `npm start` also runs `server.js` when no start script is set.
-fn package_script(dir: &Path, root: &Path, script: &str) -> bool {
-    for d in dir.ancestors().take_while(|d| shell::inside(d, root)) {
-        let Ok(text) = std::fs::read_to_string(d.join("package.json")) else {
-            continue;
-        };
-        let Ok(json) = serde_json::from_str::<Value>(&text) else {
-            return false;
-        };
-        let defined = json
-            .get("scripts")
-            .and_then(|s| s.get(script))
-            .and_then(Value::as_str)
-            .is_some_and(|s| !s.trim().is_empty());
-        return defined || (script == "start" && d.join("server.js").is_file());
-    }
-    false
-}
-
-/// Options naming another folder or manifest to run in.
-const ELSEWHERE_OPTIONS: &[&str] = &[
-    "-C",
-    "--prefix",
-    "--cwd",
-    "--dir",
-    "--manifest-path",
-    "--project",
-    "--rootdir",
-    "--root-dir",
-    "--workspace-root",
-    "-p",
-    "--chdir",
-];
-
-/// Where a candidate ran when that is not the goal's folder: its folder, a
-/// folder option (`-C x`, `--prefix x`), or a path operand that exists outside.
-fn outside_root(text: &str, dir: &Path, root: &Path) -> Option<String> {
-    if !shell::inside(dir, root) {
-        return Some(format!("in {}", dir.display()));
-    }
-    let words = shell::words(text);
-    let prog_words = shell::program_words(&words);
-    let mut it = prog_words.iter().skip(1).peekable();
-    while let Some(w) = it.next() {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with('-') => (f, Some(v.to_string())),
-            _ => (w.as_str(), None),
-        };
-        let value = if ELSEWHERE_OPTIONS.contains(&flag) {
-            inline.or_else(|| it.peek().map(|v| v.to_string()))
-        } else if !w.starts_with('-') && (w.contains('/') || w.starts_with("..")) {
-            Some(w.clone())
-        } else {
-            None
-        };
-        if let Some(v) = value {
-            let path = shell::resolve(dir, &v);
-            if !shell::inside(&path, root) && path.exists() {
-                return Some(format!("on {}", path.display()));
-            }
-        }
-    }
-    None
-}
-
-/// Files the reading parts of a line name (for documentation read back).
-fn read_operands(
-    parts: &[Part],
-    steps: &[Step],
-    dirs: &[Option<PathBuf>],
-    root: &Path,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    for ((part, step), dir) in parts.iter().zip(steps).zip(dirs) {
-        let (Step::Inspect, Some(dir)) = (step, dir) else {
-            continue;
-        };
-        for word in shell::words(&part.text).iter().skip(1) {
-            if word.starts_with('-') {
-                continue;
-            }
-            if let Some(rel) = relative(&shell::resolve(dir, word), root) {
-                if !out.contains(&rel) {
-                    out.push(rel);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `path` relative to `root`, when inside it and an existing file.
-fn relative(path: &Path, root: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    (path.is_file() && !rel.as_os_str().is_empty())
-        .then(|| rel.to_string_lossy().replace('\\', "/"))
 }
 
 /// The files a tool's arguments name (`path`, `file_path`, `filePath`, in a
@@ -605,20 +478,29 @@ pub fn declared_paths(args: &Value, root: &Path) -> Option<Vec<String>> {
 pub fn is_doc(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let ext = name.rsplit_once('.').map(|(_, e)| e);
-    matches!(
-        ext,
-        Some("md" | "markdown" | "mdx" | "txt" | "rst" | "adoc" | "asciidoc" | "org" | "textile")
-    ) || (ext.is_none()
-        && [
-            "readme",
-            "changelog",
-            "license",
-            "licence",
-            "authors",
-            "notice",
-            "contributing",
-        ]
-        .contains(&name.as_str()))
+    // Build and dependency files that end in `.txt` are not prose.
+    let built_from = name == "cmakelists.txt"
+        || name.starts_with("requirements")
+        || name.starts_with("constraints")
+        || name == "robots.txt";
+    (!built_from
+        && matches!(
+            ext,
+            Some(
+                "md" | "markdown" | "mdx" | "txt" | "rst" | "adoc" | "asciidoc" | "org" | "textile"
+            )
+        ))
+        || (ext.is_none()
+            && [
+                "readme",
+                "changelog",
+                "license",
+                "licence",
+                "authors",
+                "notice",
+                "contributing",
+            ]
+            .contains(&name.as_str()))
 }
 
 /// The end of what a run printed, redacted: the last lines, at most `max` characters.
@@ -657,5 +539,4 @@ pub fn output_tail(text: &str, max: usize) -> String {
 }
 
 #[cfg(test)]
-#[path = "evidence_tests.rs"]
 mod tests;
