@@ -175,6 +175,53 @@ fn texts_of(text: &str) -> impl Iterator<Item = String> {
     std::iter::once(normalize(text)).chain(typed)
 }
 
+/// The prefix of a pending command's prompt id that is Copilot CLI's
+/// payload timestamp (its record has no prompt id).
+pub const COPILOT_ID: &str = "copilot:";
+
+/// Does Copilot CLI's `events.jsonl`, past `offset`, hold the host's own run
+/// of the prompt hook that saw this prompt: a `hook.start` of
+/// `userPromptSubmitted` (or `sessionStart`, which gets a session's first
+/// prompt too) whose input has the payload's `timestamp` and the prompt's
+/// text? A run the agent forged never appears there; the host going on
+/// (a turn, a message, a tool's completion) before it appears settles it.
+pub fn copilot_prompt(path: &Path, offset: u64, timestamp: &str, fingerprint: &str) -> Said {
+    let Some((lines, _)) = lines_from(path, offset) else {
+        return Said::NotYet;
+    };
+    for line in &lines {
+        let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
+        let data = line.get("data").unwrap_or(&Value::Null);
+        match kind {
+            "hook.start" if hook_ran(data, timestamp, fingerprint) => return Said::User,
+            "assistant.turn_start" | "assistant.message" | "tool.execution_complete" => {
+                return Said::NotUser
+            }
+            _ => {}
+        }
+    }
+    Said::NotYet
+}
+
+fn hook_ran(data: &Value, timestamp: &str, fingerprint: &str) -> bool {
+    let kind = data.get("hookType").and_then(Value::as_str);
+    if !matches!(kind, Some("userPromptSubmitted" | "sessionStart")) {
+        return false;
+    }
+    let input = data.get("input").unwrap_or(&Value::Null);
+    let stamp = match input.get("timestamp") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return false,
+    };
+    let text = ["prompt", "initialPrompt"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str));
+    !timestamp.is_empty()
+        && stamp == timestamp
+        && text.is_some_and(|t| redact::fingerprint(&normalize(t)) == fingerprint)
+}
+
 /// Whitespace collapsed and trimmed: how prompts are compared.
 pub fn normalize(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -292,6 +339,45 @@ mod tests {
             claude_prompt(&path, 0, "p9", &fp("/goal cancel"), ""),
             Said::NotYet
         );
+    }
+
+    #[test]
+    fn copilots_record_confirms_only_the_hosts_own_hook_run() {
+        let dir = TempDir::new("records-copilot");
+        let start = |ts: Value, prompt: &str| {
+            json!({"type": "hook.start", "data": {"hookInvocationId": "h", "hookType": "userPromptSubmitted",
+                "input": {"sessionId": "s", "prompt": prompt, "timestamp": ts, "cwd": "/w"}}})
+        };
+        let f = fp("/goal cancel: r");
+        let path = write(&dir, &[start(json!("1795"), "/goal cancel: r")]);
+        assert_eq!(copilot_prompt(&path, 0, "1795", &f), Said::User);
+        assert_eq!(
+            copilot_prompt(&path, 0, "1796", &f),
+            Said::NotYet,
+            "another run"
+        );
+        assert_eq!(
+            copilot_prompt(&path, 0, "1795", &fp("/goal pause")),
+            Said::NotYet
+        );
+        // A forged run: the agent's tool call completes, the model goes on.
+        let path = write(
+            &dir,
+            &[
+                json!({"type": "tool.execution_complete", "data": {}}),
+                start(json!("1795"), "/goal cancel: r"),
+            ],
+        );
+        assert_eq!(copilot_prompt(&path, 0, "1795", &f), Said::NotUser);
+        // sessionStart carries a session's first prompt as `initialPrompt`.
+        let path = write(
+            &dir,
+            &[
+                json!({"type": "hook.start", "data": {"hookType": "sessionStart",
+                "input": {"initialPrompt": "/goal cancel: r", "timestamp": "7"}}}),
+            ],
+        );
+        assert_eq!(copilot_prompt(&path, 0, "7", &f), Said::User);
     }
 
     #[test]
