@@ -177,12 +177,15 @@ pub fn voice(
             // where the host starts processes, can take its shape); the
             // session's events.jsonl confirms the host ran this hook.
             Ran::ByHost(_) => match record {
-                Some(record) if !payload.timestamp.is_empty() => Voice::Provisional {
+                Some(_) if !fresh(&payload.timestamp) => Voice::Refused(
+                    "the payload's timestamp is not the time it arrived (a prompt replayed?)"
+                        .into(),
+                ),
+                Some(record) => Voice::Provisional {
                     offset: records::end_of(record),
                     record: record.to_path_buf(),
                     prompt_id: format!("{}{}", records::COPILOT_ID, payload.timestamp),
                 },
-                Some(_) => Voice::Refused("the payload carries no timestamp".into()),
                 None => Voice::User,
             },
             Ran::NotByHost(why) => Voice::Refused(why),
@@ -224,6 +227,17 @@ pub fn voice(
         }
         Host::VsCode => Voice::Unchecked,
     }
+}
+
+/// How far a Copilot CLI payload's `timestamp` (milliseconds) may be from
+/// the time its hook runs: a host's own run is a moment old; an old prompt
+/// the host did run, replayed later, is not.
+const FRESH_MS: u64 = 5 * 60 * 1000;
+
+fn fresh(timestamp: &str) -> bool {
+    timestamp
+        .parse::<u64>()
+        .is_ok_and(|ts| clock::now_ms().abs_diff(ts) <= FRESH_MS)
 }
 
 /// The SDK extension's hooks run in the extension process the host started.

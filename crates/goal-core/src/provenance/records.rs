@@ -179,6 +179,9 @@ fn texts_of(text: &str) -> impl Iterator<Item = String> {
 /// payload timestamp (its record has no prompt id).
 pub const COPILOT_ID: &str = "copilot:";
 
+/// How far before the command's offset a `hook.start` is looked for.
+const COPILOT_LOOKBACK: u64 = 64 << 10;
+
 /// Does Copilot CLI's `events.jsonl`, past `offset`, hold the host's own run
 /// of the prompt hook that saw this prompt: a `hook.start` of
 /// `userPromptSubmitted` (or `sessionStart`, which gets a session's first
@@ -186,6 +189,23 @@ pub const COPILOT_ID: &str = "copilot:";
 /// text? A run the agent forged never appears there; the host going on
 /// (a turn, a message, a tool's completion) before it appears settles it.
 pub fn copilot_prompt(path: &Path, offset: u64, timestamp: &str, fingerprint: &str) -> Said {
+    // Copilot CLI may have written this run's `hook.start` just before the
+    // hook read where the record ended (seen with sessionStart and
+    // userPromptSubmitted running side by side): the confirmation is looked
+    // for a little before that point too; the host going on, only after it.
+    let ran = |line: &Value| {
+        line.get("type").and_then(Value::as_str) == Some("hook.start")
+            && hook_ran(
+                line.get("data").unwrap_or(&Value::Null),
+                timestamp,
+                fingerprint,
+            )
+    };
+    if let Some((lines, _)) = lines_from(path, offset.saturating_sub(COPILOT_LOOKBACK)) {
+        if lines.iter().any(ran) {
+            return Said::User;
+        }
+    }
     let Some((lines, _)) = lines_from(path, offset) else {
         return Said::NotYet;
     };
@@ -360,12 +380,13 @@ mod tests {
             copilot_prompt(&path, 0, "1795", &fp("/goal pause")),
             Said::NotYet
         );
-        // A forged run: the agent's tool call completes, the model goes on.
+        // A forged run: the agent's tool call completes, the model goes on,
+        // and the host's own runs have other timestamps.
         let path = write(
             &dir,
             &[
                 json!({"type": "tool.execution_complete", "data": {}}),
-                start(json!("1795"), "/goal cancel: r"),
+                start(json!("1801"), "/goal cancel: r"),
             ],
         );
         assert_eq!(copilot_prompt(&path, 0, "1795", &f), Said::NotUser);
@@ -378,6 +399,11 @@ mod tests {
             ],
         );
         assert_eq!(copilot_prompt(&path, 0, "7", &f), Said::User);
+        // Written just before the hook read the record's end (a sessionStart
+        // hook running beside it): still the host's run.
+        let path = write(&dir, &[start(json!("1795"), "/goal cancel: r")]);
+        let end = end_of(&path);
+        assert_eq!(copilot_prompt(&path, end, "1795", &f), Said::User);
     }
 
     #[test]

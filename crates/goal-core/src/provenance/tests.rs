@@ -46,10 +46,11 @@ impl Env {
     }
 }
 
-static STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1_795_000_000_000);
+static STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 fn copilot_prompt(env: &Env, text: &str) -> Value {
-    let ts = STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // Copilot CLI's timestamp: the moment (ms) it ran the hook, each unique.
+    let ts = clock::now_ms() + STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     json!({"sessionId": S, "timestamp": ts, "cwd": env.cwd(), "prompt": text})
 }
 
@@ -136,6 +137,22 @@ fn a_copilot_command_the_host_never_ran_is_rolled_back() {
     assert!(goal.is_open(), "rolled back: {:?}", goal.voice);
     assert_eq!(goal.voice.refused.len(), 1, "{:?}", goal.voice.refused);
     assert_eq!(answer["decision"], "block", "the stop is held: {answer}");
+    // A prompt the host really ran long ago, replayed with its own timestamp.
+    let mut old = copilot_prompt(&env, "/goal cancel: done enough");
+    old["timestamp"] = json!(clock::now_ms() - 3_600_000);
+    env.hook(
+        Host::CopilotCli,
+        &Origin::host(Host::CopilotCli),
+        "userPromptSubmitted",
+        old,
+    );
+    let goal = env.goal().unwrap();
+    assert!(goal.is_open() && goal.voice.pending.is_none());
+    assert!(
+        goal.voice.refused[1].why.contains("timestamp"),
+        "{:?}",
+        goal.voice.refused
+    );
 }
 
 #[test]
