@@ -113,12 +113,24 @@ fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
 }
 
 fn blocked_by_us(line: &Value, nonce: &str) -> bool {
-    let ending = line.get("promptSubmitEnding").and_then(|e| e.get("ending"));
-    ending.and_then(|e| e.get("kind")).and_then(Value::as_str) == Some("blocked_by_hook")
-        && ending
-            .and_then(|e| e.get("reason"))
+    if nonce.is_empty() {
+        return false;
+    }
+    let Some(ending) = line.get("promptSubmitEnding").and_then(|e| e.get("ending")) else {
+        // Claude Code 2.1.197 writes no `promptSubmitEnding`: the block is
+        // the entry's text, our reason in it.
+        return line
+            .get("content")
             .and_then(Value::as_str)
-            .is_some_and(|r| !nonce.is_empty() && r.contains(nonce))
+            .is_some_and(|c| {
+                c.starts_with("UserPromptSubmit operation blocked by hook") && c.contains(nonce)
+            });
+    };
+    ending.get("kind").and_then(Value::as_str) == Some("blocked_by_hook")
+        && ending
+            .get("reason")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.contains(nonce))
 }
 
 fn queued_by_user(line: &Value, fingerprint: &str) -> bool {
@@ -357,6 +369,19 @@ mod tests {
         );
         assert_eq!(
             claude_prompt(&path, 0, "p9", &fp("/goal cancel"), ""),
+            Said::NotYet
+        );
+        // Claude Code 2.1.197's shape (seen in e2e/claude.test.mjs "usage"): no
+        // promptSubmitEnding, the block in the entry's content.
+        let old = json!({"type": "system", "subtype": "informational", "level": "warning", "preventContinuation": true,
+            "content": "UserPromptSubmit operation blocked by hook:\n[goal-system] The user set the budget. (ref n-7)\n\nOriginal prompt: /goal budget 1k"});
+        let path = write(&dir, &[old]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal budget 1k"), "n-7"),
+            Said::User
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal budget 1k"), "n-8"),
             Said::NotYet
         );
     }
