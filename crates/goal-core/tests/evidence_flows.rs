@@ -167,7 +167,8 @@ impl Project {
 
     fn base_payload(&self) -> Value {
         match self.host {
-            H::Copilot => json!({"sessionId": SESSION, "timestamp": 1, "cwd": self.cwd()}),
+            // Copilot CLI's timestamp is the moment it runs the hook (ms).
+            H::Copilot => json!({"sessionId": SESSION, "timestamp": now_ms(), "cwd": self.cwd()}),
             _ => {
                 json!({"session_id": SESSION, "cwd": self.cwd(), "transcript_path": self.transcript()})
             }
@@ -193,7 +194,21 @@ impl Project {
                 self.with(json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("/goal {text}"), "prompt_id": "p-1"})),
             ),
         };
-        self.hook(event, payload);
+        self.hook(event, payload.clone());
+        if let H::Copilot = self.host {
+            // Copilot CLI writes its run of the hook down (`hook.start`).
+            use std::io::Write;
+            let dir = self.config.session_state.join(SESSION);
+            fs::create_dir_all(&dir).unwrap();
+            let line = json!({"type": "hook.start", "data": {"hookType": event,
+                "input": {"sessionId": SESSION, "prompt": payload["prompt"], "timestamp": payload["timestamp"].to_string()}}});
+            let mut f = fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("events.jsonl"))
+                .unwrap();
+            writeln!(f, "{line}").unwrap();
+        }
         if let H::Claude = self.host {
             // Claude Code writes the user's prompt down after its hook.
             use std::io::Write;
@@ -797,4 +812,10 @@ fn a_failing_run_of_the_program_refuses_until_it_passes() {
         let v = c.goal.tool_history.last_verification.as_ref().unwrap();
         assert!(v.output.contains("NameError"), "{v:?}");
     }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
