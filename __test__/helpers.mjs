@@ -65,13 +65,50 @@ export function spawnAsHost(host, argv, { input, env, cwd, timeout = 20_000 } = 
   if (!HOOK_SHAPE[host]) {
     return spawnSync(argv[0], argv.slice(1), { input, env, cwd, encoding: 'utf8', timeout })
   }
-  return spawnSync(fakeHost(host), ['-c', HOOK_SHAPE[host]], {
-    input,
+  const prompt = host === 'copilot' ? copilotPrompt(argv, input) : undefined
+  const res = spawnSync(fakeHost(host), ['-c', HOOK_SHAPE[host]], {
+    input: prompt ? JSON.stringify(prompt.payload) : input,
     env: { ...env, GOAL_TEST_COMMAND: argv.map(quote).join(' ') },
     cwd,
     encoding: 'utf8',
     timeout,
   })
+  if (prompt) copilotWritesDown(prompt, env ?? process.env)
+  return res
+}
+
+let copilotStamp = Date.now()
+
+/** A prompt hook's payload as Copilot CLI sends it: always with a fresh `timestamp`. */
+function copilotPrompt(argv, input) {
+  const event = argv.find((a) => a === 'userPromptSubmitted' || a === 'sessionStart')
+  if (!event || typeof input !== 'string') return undefined
+  let payload
+  try {
+    payload = JSON.parse(input)
+  } catch {
+    return undefined
+  }
+  if (!payload || typeof payload !== 'object' || !(payload.prompt ?? payload.initialPrompt)) return undefined
+  copilotStamp = Math.max(copilotStamp + 1, Date.now())
+  if (payload.timestamp === undefined) payload = { ...payload, timestamp: copilotStamp }
+  return { event, payload }
+}
+
+/** What Copilot CLI 1.0.102 writes to the session's events.jsonl for a prompt hook it ran:
+ * `hook.start` with the payload's input (the goal system confirms a user command by it). */
+function copilotWritesDown({ event, payload }, env) {
+  const { sessionId } = payload
+  if (typeof sessionId !== 'string' || !/^[A-Za-z0-9._-]+$/.test(sessionId)) return
+  const state =
+    env.GOAL_SYSTEM_SESSION_STATE ||
+    (env.GOAL_SYSTEM_STATE_ROOT
+      ? dirname(env.GOAL_SYSTEM_STATE_ROOT)
+      : join(env.HOME || '', '.copilot', 'session-state'))
+  const input = { ...payload, timestamp: String(payload.timestamp) }
+  const record = { type: 'hook.start', data: { hookType: event, input } }
+  mkdirSync(join(state, sessionId), { recursive: true })
+  appendFileSync(join(state, sessionId, 'events.jsonl'), `${JSON.stringify(record)}\n`)
 }
 
 /** Run `sh hooks/goal-context.sh <event>` as Copilot CLI runs it, with a payload; parse stdout. */

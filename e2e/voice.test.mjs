@@ -125,7 +125,10 @@ describe('the agent cannot speak as the user: Copilot CLI', {
       timeoutMs: RUN_MS,
       sessionId,
     })
-    assert.ok(readGoal(ctx.home, sessionId), `the skill opened a goal${explain(open, ctx.server)}`)
+    const opened = readGoal(ctx.home, sessionId)
+    assert.ok(opened, `the skill opened a goal${explain(open, ctx.server)}`)
+    // Confirmed at the run's next hook by Copilot CLI's own hook.start in events.jsonl.
+    assert.equal(opened.voice?.pending, undefined, JSON.stringify(opened.voice))
     const before = ctx.server.modelRequests().length
     const cancel = await runCopilot({
       cwd: ctx.cwd,
@@ -137,6 +140,7 @@ describe('the agent cannot speak as the user: Copilot CLI', {
     })
     const goal = readGoal(ctx.home, sessionId)
     assert.equal(goal.completionStatus, 'cancelled', explain(cancel, ctx.server))
+    assert.deepEqual(goal.voice?.refused ?? [], [], 'nothing of the user was refused')
     assert.equal(ctx.server.modelRequests().length, before, 'the command was answered by the hook, no model call')
   })
 })

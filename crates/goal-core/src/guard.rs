@@ -182,20 +182,74 @@ fn speaks_for_host(command: &str) -> Option<String> {
         };
         if let Some(target) = target {
             let name = crate::shell::program(target);
-            if ENTRY_POINTS.contains(&name.as_str()) || is_native_hook(target) {
+            // A glob the shell would expand to an entry point is that entry
+            // point (`goal-h?ok`, `goal-con*.sh`: review-7 G1).
+            let globbed = ENTRY_POINTS.iter().any(|e| glob_matches(&name, e));
+            if ENTRY_POINTS.contains(&name.as_str()) || globbed || is_native_hook(target) {
                 return Some(entry_point_refusal(&name));
             }
         }
-        if runs_host(prog_words)
-            && prog_words
-                .iter()
-                .skip(1)
-                .any(|w| SESSION_FLAGS.contains(&w.as_str()))
-        {
+        // `exec` of a host replaces the tool's shell with it: a process the
+        // host seems to have started itself (review-7 V1, V6).
+        let execs = words[..words.len() - prog_words.len()]
+            .iter()
+            .any(|w| w == "exec");
+        if runs_host(prog_words) && (execs || prog_words.iter().skip(1).any(|w| session_flag(w))) {
             return Some("[goal-system] Refused: this command runs an agent host on a session. Its prompts would be taken for the user's. Ask the user to do it in their own terminal.".to_string());
         }
     }
     None
+}
+
+/// Does the shell pattern `pattern` (`*`, `?`, `[…]`) match `name`? Words
+/// with no pattern character never match here (they are compared as they are).
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    if !pattern.contains(['*', '?', '[']) {
+        return false;
+    }
+    fn go(p: &[char], n: &[char]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some('*') => (0..=n.len()).any(|i| go(&p[1..], &n[i..])),
+            Some('?') => !n.is_empty() && go(&p[1..], &n[1..]),
+            Some('[') => {
+                let Some(end) = p.iter().skip(2).position(|c| *c == ']').map(|i| i + 2) else {
+                    return n.first() == Some(&'[') && go(&p[1..], &n[1..]);
+                };
+                let (negate, set) = match p[1] {
+                    '!' | '^' => (true, &p[2..end]),
+                    _ => (false, &p[1..end]),
+                };
+                let Some(c) = n.first() else { return false };
+                let mut hit = false;
+                let mut i = 0;
+                while i < set.len() {
+                    if i + 2 < set.len() && set[i + 1] == '-' {
+                        hit |= (set[i]..=set[i + 2]).contains(c);
+                        i += 3;
+                    } else {
+                        hit |= set[i] == *c;
+                        i += 1;
+                    }
+                }
+                hit != negate && go(&p[end + 1..], &n[1..])
+            }
+            Some(c) => n.first() == Some(c) && go(&p[1..], &n[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    go(&p, &n)
+}
+
+/// A host's flag that picks a session, in any spelling: `--resume <id>`,
+/// `--resume=<id>`, `-r<id>`.
+fn session_flag(word: &str) -> bool {
+    SESSION_FLAGS.iter().any(|f| {
+        word == *f
+            || (f.starts_with("--") && word.starts_with(&format!("{f}=")))
+            || (*f == "-r" && word.len() > 2 && word.starts_with("-r") && !word.starts_with("--"))
+    })
 }
 
 fn entry_point_refusal(entry: &str) -> String {
@@ -575,10 +629,32 @@ mod tests {
             "copilot -p x --resume abc --allow-all",
             "npx @anthropic-ai/claude-code --continue -p hi",
             "codex exec resume --last",
+            // review-7 V6: the one-word spellings, and `exec` of a host.
+            "exec claude --resume=$CLAUDE_CODE_SESSION_ID -p '/goal cancel: done enough'",
+            "claude -p '/goal cancel: x' --session-id=abc",
+            "copilot --resume=abc -p '/goal cancel: x'",
+            "claude -rabc -p x",
+            "cp /bin/bash /tmp/q/copilot && exec /tmp/q/copilot /tmp/q/run.sh",
         ] {
             let why =
                 forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap_or_default();
             assert!(why.contains("agent host on a session"), "{cmd}: {why}");
+        }
+        // review-7 G1: globs that the shell expands to an entry point.
+        for cmd in [
+            "echo x | sh /p/hooks/goal-con*.sh userPromptSubmitted",
+            "echo x | /p/native/goal-h?ok --host claude UserPromptSubmit",
+            "exec /bin/sh -c ': x; /p/native/goal-h[o]ok --host claude UserPromptSubmit < f1.json'",
+        ] {
+            let why =
+                forbidden(&call("bash", json!({ "command": cmd })), &paths()).unwrap_or_default();
+            assert!(why.contains("hook entry point"), "{cmd}: {why}");
+        }
+        for cmd in ["ls /p/native/*.node", "cat /p/hooks/*.json"] {
+            assert!(
+                forbidden(&call("bash", json!({ "command": cmd })), &paths()).is_none(),
+                "{cmd}"
+            );
         }
         for cmd in [
             "echo '{\"type\":\"user\"}' >> ~/.claude/projects/-w/s.jsonl",

@@ -604,6 +604,15 @@ pub fn command_refused(command: &str, why: &str) -> String {
     )
 }
 
+/// Told where the user reads it when a goal command was not taken at its
+/// prompt: nothing changed.
+pub fn command_not_taken(command: &str, why: &str) -> String {
+    format!(
+        "{VOICE} The goal command {} was not taken: {why}. Nothing was changed. If you typed it yourself, see \"What the agent cannot do\" in the goal-system README.",
+        quote(command)
+    )
+}
+
 /// Told to the user when a goal copy was edited outside the goal system (a
 /// status set by hand, a seal stripped): the edit was set aside and the goal
 /// system's own state restored, so it released nothing.

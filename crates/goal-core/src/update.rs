@@ -283,6 +283,15 @@ pub fn apply_changes(goal: &mut Goal, req: &UpdateRequest) -> Result<Applied> {
                     "cannot change the objective of a started goal; open a new goal with replace: true",
                 ));
             }
+            // A draft the user opened keeps the user's words: the wording may
+            // be made more precise around them, never replaced (review-7 V4).
+            let users = next.source.as_ref().is_some_and(|s| s.kind != "tool");
+            if users && !norm(&cleaned).contains(&norm(&next.objective)) {
+                return Err(field_error(
+                    "objective",
+                    "the user's objective stays as the user wrote it: a refined objective must keep the user's words; a new objective is the user's to set with /goal",
+                ));
+            }
             next.objective = cleaned;
             applied.changes.push("objective: refined".into());
         }
@@ -383,6 +392,14 @@ pub fn apply_changes(goal: &mut Goal, req: &UpdateRequest) -> Result<Applied> {
             )
         })?;
         match status {
+            Status::Draft if next.completion_status != Status::Draft => {
+                // Draft is where a goal starts: a started goal never goes
+                // back to it (where its objective could be rewritten).
+                return Err(field_error(
+                    "status",
+                    "a goal that has started does not go back to draft",
+                ));
+            }
             Status::Draft | Status::Active => {
                 if next.completion_status != status {
                     next.completion_status = status;
@@ -649,6 +666,36 @@ mod tests {
         g.completion_status = Status::Active;
         assert!(apply_update(&mut g, &json!({"objective": "something else"})).is_err());
         assert!(apply_update(&mut g, &json!({"objective": "Ship  v2"})).is_ok());
+    }
+
+    #[test]
+    fn the_agent_cannot_demote_a_started_goal_or_replace_the_users_words() {
+        // review-7 V4: active -> draft, then a new objective, then active.
+        let mut g = goal();
+        g.completion_status = Status::Active;
+        assert!(apply_update(&mut g, &json!({"status": "draft"})).is_err());
+        g.completion_status = Status::Paused;
+        assert!(apply_update(&mut g, &json!({"status": "draft"})).is_err());
+        assert_eq!(g.completion_status, Status::Paused);
+        // The user's own draft: refined around the user's words, not replaced.
+        let mut d = goal();
+        d.completion_status = Status::Draft;
+        d.objective = "rewrite billing to integer cents".into();
+        d.source = Some(crate::record::PromptSource {
+            hash: "sha256:x".into(),
+            preview: "/goal rewrite billing to integer cents".into(),
+            kind: "goal-command".into(),
+        });
+        let err = apply_update(&mut d, &json!({"objective": "say hello"})).unwrap_err();
+        assert!(err.message.contains("user's words"), "{}", err.message);
+        apply_update(
+            &mut d,
+            &json!({"objective": "Rewrite billing to integer cents (src/billing, tests included)"}),
+        )
+        .unwrap();
+        assert!(d.objective.starts_with("Rewrite billing"));
+        apply_update(&mut d, &json!({"status": "active"})).unwrap();
+        assert_eq!(d.completion_status, Status::Active);
     }
 
     #[test]

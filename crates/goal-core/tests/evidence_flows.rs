@@ -167,7 +167,8 @@ impl Project {
 
     fn base_payload(&self) -> Value {
         match self.host {
-            H::Copilot => json!({"sessionId": SESSION, "timestamp": 1, "cwd": self.cwd()}),
+            // Copilot CLI's timestamp is the moment it runs the hook (ms).
+            H::Copilot => json!({"sessionId": SESSION, "timestamp": now_ms(), "cwd": self.cwd()}),
             _ => {
                 json!({"session_id": SESSION, "cwd": self.cwd(), "transcript_path": self.transcript()})
             }
@@ -193,7 +194,21 @@ impl Project {
                 self.with(json!({"hook_event_name": "UserPromptSubmit", "prompt": format!("/goal {text}"), "prompt_id": "p-1"})),
             ),
         };
-        self.hook(event, payload);
+        self.hook(event, payload.clone());
+        if let H::Copilot = self.host {
+            // Copilot CLI writes its run of the hook down (`hook.start`).
+            use std::io::Write;
+            let dir = self.config.session_state.join(SESSION);
+            fs::create_dir_all(&dir).unwrap();
+            let line = json!({"type": "hook.start", "data": {"hookType": event,
+                "input": {"sessionId": SESSION, "prompt": payload["prompt"], "timestamp": payload["timestamp"].to_string()}}});
+            let mut f = fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("events.jsonl"))
+                .unwrap();
+            writeln!(f, "{line}").unwrap();
+        }
         if let H::Claude = self.host {
             // Claude Code writes the user's prompt down after its hook.
             use std::io::Write;
@@ -1173,4 +1188,10 @@ fn a_deleted_kept_tree_is_a_change_not_a_blind_spot() {
             ],
         );
     }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -25,9 +25,15 @@ pub fn attach_pending(store: &Store, caller: &Caller, pending: PendingCommand) -
 /// last: an interrupt by the user pauses a working goal (seed 004: an
 /// interrupt pauses; only the user resumes). The goal keeps the first record
 /// it meets (its key also pins which transcript speaks for the session, see
-/// `provenance::voice`), and reads it from its end then. Returns the goal
-/// when it was paused now.
-pub fn note_interrupt(store: &Store, caller: &Caller, record: &Path) -> Result<Option<Goal>> {
+/// `provenance::voice`), and reads it from its end then. An interrupt read
+/// where `may_pause` is false (a prompt the host did not deliver) is passed
+/// over. Returns the goal when it was paused now.
+pub fn note_interrupt(
+    store: &Store,
+    caller: &Caller,
+    record: &Path,
+    may_pause: bool,
+) -> Result<Option<Goal>> {
     let key = crate::redact::fingerprint(&record.to_string_lossy());
     let (paused, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
         let Some(mut goal) = current.filter(Goal::is_open) else {
@@ -45,7 +51,7 @@ pub fn note_interrupt(store: &Store, caller: &Caller, record: &Path) -> Result<O
         let (found, end) = records::interrupt(record, goal.voice.record_offset);
         let moved = end != goal.voice.record_offset;
         goal.voice.record_offset = end;
-        if found && goal.is_working() {
+        if found && may_pause && goal.is_working() {
             pause(&mut goal);
             return Ok((Change::Save(goal.clone()), Some(goal)));
         }

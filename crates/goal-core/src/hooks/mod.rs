@@ -233,7 +233,8 @@ pub fn decide(
     } else {
         provenance::CONFIRM_WAIT
     };
-    let refused = provenance::settle(store, &caller.session_id, wait);
+    let (refused, settle_warnings) = provenance::settle(store, &caller.session_id, wait);
+    note_warnings(settle_warnings);
     let result = match event {
         // A prompt may carry the user's voice: the only hook path with the
         // user's rights, once the host is known to have delivered it.

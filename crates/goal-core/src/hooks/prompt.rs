@@ -32,21 +32,56 @@ pub(super) fn on_prompt(
     }
     let sp = delivery.spelling();
     // The user's interrupt since the last prompt pauses the goal first, so a
-    // `resume` typed now resumes it.
-    let paused = match delivery.record(store, payload) {
-        Some(record) => goals::note_interrupt(store, caller, &record)?,
-        None => None,
-    };
+    // `resume` typed now resumes it. Pausing is the user's: only at a prompt
+    // the host delivered (an interrupt line the agent appended to the record,
+    // read at a prompt it forged, pauses nothing: review-7 V5); on Claude
+    // Code the pause waits for the transcript like a command.
+    let mut paused = None;
+    let mut pre = None;
+    if let Some(record) = delivery.record(store, payload) {
+        let voice = prompt_voice(store, caller, payload, delivery)?;
+        let goal = load_goal(store, caller)?;
+        // A pause that waits for the record needs the goal's one pending slot.
+        let waiting = goal.as_ref().is_some_and(|g| g.voice.pending.is_some());
+        let may_pause = match voice {
+            provenance::Voice::Refused(_) => false,
+            provenance::Voice::Provisional { .. } => !waiting,
+            _ => true,
+        };
+        paused = goals::note_interrupt(store, caller, &record, may_pause)?;
+        if paused.is_some() {
+            pre = goal;
+        }
+        if let (Some(_), provenance::Voice::Provisional { .. }) = (&paused, &voice) {
+            let (intent, _) = activation::parse_prompt_form(&prompt);
+            if !needs_voice(&intent) {
+                // A plain prompt: its own record confirms the pause; a
+                // command's pending (below) covers it otherwise.
+                let typed = format!("(interrupt) {}", redact::preview(&prompt, 60));
+                if let Some(p) = provenance::pending(&typed, &prompt, &voice, pre.clone()) {
+                    goals::attach_pending(store, caller, p)?;
+                }
+            }
+        }
+    }
     let (intent, form) = activation::parse_prompt_form(&prompt);
     let intent = as_command(store, caller, intent, form)?;
     if event == Event::SessionStart && repeated_later(delivery.host, &intent) {
         return Ok((Decision::default(), None));
     }
     let mut out = if needs_voice(&intent) {
-        let out = command(store, caller, payload, delivery, &prompt, intent, form)?;
+        let out = command(
+            store,
+            caller,
+            payload,
+            delivery,
+            &prompt,
+            (intent, form),
+            pre,
+        )?;
         // A goal the command opened reads the record from here on.
         if let Some(record) = delivery.record(store, payload) {
-            goals::note_interrupt(store, caller, &record)?;
+            goals::note_interrupt(store, caller, &record, false)?;
         }
         out
     } else {
@@ -119,32 +154,61 @@ fn command(
     payload: &Payload,
     delivery: &Delivery,
     prompt: &str,
-    intent: Intent,
-    form: Form,
+    (intent, form): (Intent, Form),
+    paused_from: Option<Goal>,
 ) -> Result<(Decision, Option<String>)> {
     let sp = delivery.spelling();
     let typed = redact::preview(prompt, 80);
-    let before = load_goal(store, caller)?;
-    let pinned = before.as_ref().map_or("", |g| g.voice.record_key.as_str());
-    let voice = provenance::voice(
-        delivery.host,
-        payload,
-        delivery.origin,
-        &store.config.claude_dirs,
-        pinned,
-    );
+    // A goal this prompt's interrupt paused rolls back to before the pause.
+    let paused = paused_from.is_some();
+    let before = match paused_from {
+        Some(goal) => Some(goal),
+        None => load_goal(store, caller)?,
+    };
+    let voice = prompt_voice(store, caller, payload, delivery)?;
+    // While a command waits for the host's record, another one is not taken:
+    // a refuted command rolls back to the goal it found, and a second command
+    // stacked on it would make the first one's result that goal (review-7 V2).
+    // The hook already waited for the record (`provenance::settle`).
+    let waiting = before.as_ref().and_then(|g| g.voice.pending.as_deref());
+    // Copilot CLI hands a session's first prompt to two hooks: the second
+    // delivery of a waiting command is that command, and keeps its pending.
+    let again = waiting.is_some_and(|w| {
+        w.fingerprint == redact::fingerprint(&provenance::records::normalize(prompt))
+    });
+    let voice = match (&voice, waiting) {
+        (provenance::Voice::Provisional { .. }, Some(_)) if again => provenance::Voice::User,
+        (provenance::Voice::Provisional { .. }, Some(waiting)) => provenance::Voice::Refused(
+            format!(
+                "the command {} is still waiting for the host's record to confirm it; type this one again in a moment",
+                messages::quote(&waiting.command)
+            ),
+        ),
+        _ => voice,
+    };
     if let provenance::Voice::Refused(why) = &voice {
         provenance::note_refused(store, &caller.session_id, &caller.cwd, &typed, why);
         let note = format!("user command refused: {why}");
-        return Ok((Decision::default(), Some(note)));
+        // Said where the user reads it too: a user's own command refused
+        // (a host this check does not know) must not vanish silently.
+        let decision = Decision {
+            system_message: Some(messages::command_not_taken(&typed, why)),
+            ..Decision::default()
+        };
+        return Ok((decision, Some(note)));
     }
     let consumed = consumes(&intent);
+    let pending = provenance::pending(&typed, prompt, &voice, before);
     let ran = run_intent(store, caller, prompt, intent, sp);
     goals::note_user_prompt(store, caller, prompt);
     let (mut decision, note) = match ran {
         Ok(out) => out,
         // A /goal command that could not be done says why where the user reads it.
         Err(e) => {
+            // The interrupt's pause still waits for the record.
+            if let Some(pending) = pending.filter(|_| paused) {
+                goals::attach_pending(store, caller, pending)?;
+            }
             let text = format!("{} {}: {}", messages::VOICE, sp.control, e.message);
             let decision = Decision {
                 context: Some(text.clone()),
@@ -154,7 +218,6 @@ fn command(
             return Ok((decision, None));
         }
     };
-    let pending = provenance::pending(&typed, prompt, &voice, before);
     let nonce = pending.as_ref().map(|p| p.nonce.clone());
     if let Some(pending) = pending {
         goals::attach_pending(store, caller, pending)?;
@@ -186,6 +249,26 @@ fn command(
         }
     }
     Ok((decision, note))
+}
+
+/// Who spoke in this prompt (see `provenance::voice`).
+fn prompt_voice(
+    store: &Store,
+    caller: &Caller,
+    payload: &Payload,
+    delivery: &Delivery,
+) -> Result<provenance::Voice> {
+    let goal = load_goal(store, caller)?;
+    let pinned = goal.as_ref().map_or("", |g| g.voice.record_key.as_str());
+    let record = delivery.record(store, payload);
+    Ok(provenance::voice(
+        delivery.host,
+        payload,
+        delivery.origin,
+        &store.config.claude_dirs,
+        pinned,
+        record.as_deref(),
+    ))
 }
 
 /// Commands the goal system answers itself: the model is not called.

@@ -140,6 +140,9 @@ pub struct Payload {
     pub stop_reason: String,
     /// The host's id of a prompt (Claude Code's `prompt_id`).
     pub prompt_id: String,
+    /// The payload's `timestamp` (Copilot CLI: milliseconds; its record's
+    /// `hook.start` repeats it), as text.
+    pub timestamp: String,
     /// Who the host says a prompt came from (Claude Code's UserPromptSubmit
     /// `source`: `user`, `sdk`, `system`, `loop_wakeup`, ...), when given.
     pub source: String,
@@ -242,6 +245,11 @@ pub fn read_payload(value: &Value) -> Payload {
         prompt_id: str_field(obj, &["prompt_id", "promptId"])
             .unwrap_or("")
             .to_string(),
+        timestamp: match obj.get("timestamp") {
+            Some(Value::Number(n)) => n.to_string(),
+            Some(Value::String(s)) => s.clone(),
+            _ => String::new(),
+        },
         source: str_field(obj, &["source"]).unwrap_or("").to_string(),
         agent_type: str_field(obj, &["agent_type", "agentType", "agentName", "agent_name"])
             .unwrap_or("")

@@ -3,8 +3,12 @@
 //! included; a user command (open, replace, cancel, pause, resume, budget)
 //! takes effect only when the host really delivered it. Per host:
 //!
-//! - Copilot CLI: the hook's process chain (`process`): the host runs its
-//!   hooks in its own session, its shell tool never. Decided at once.
+//! - Copilot CLI: the hook's process chain (`process`) filters: the host runs
+//!   its hooks in its own session, its shell tool never. The session's
+//!   `events.jsonl` decides, as Claude Code's transcript does: the command
+//!   stays pending until the record holds the host's own `hook.start` for it
+//!   (same timestamp and text), and is rolled back when the host goes on
+//!   without one.
 //! - Copilot CLI's SDK extension: the calling process must be the host's
 //!   extension process, right under the host, in its session.
 //! - Claude Code: the chain filters (the Bash tool can take a hook's shape
@@ -50,6 +54,8 @@ pub enum Route {
 pub struct Origin {
     chain: std::sync::OnceLock<Vec<Proc>>,
     pub route: Route,
+    /// The pid the hook's environment names as the host (`CLAUDE_PID`).
+    named: Option<u32>,
 }
 
 impl Origin {
@@ -62,13 +68,27 @@ impl Origin {
         Origin {
             chain: std::sync::OnceLock::new(),
             route: if plugin { Route::Plugin } else { Route::User },
+            named: std::env::var("CLAUDE_PID")
+                .ok()
+                .and_then(|v| v.trim().parse().ok()),
         }
     }
 
     /// The process chain, the hook first.
     pub fn chain(&self) -> &[Proc] {
-        self.chain
-            .get_or_init(|| process::chain(std::process::id()))
+        self.chain.get_or_init(|| {
+            let mut chain = process::chain(std::process::id());
+            // Claude Code names its own pid to its hooks: its process is the
+            // host whatever its executable is called (a native install runs
+            // a file named by its version).
+            if let Some(p) = chain
+                .iter_mut()
+                .find(|p| Some(p.pid) == self.named && p.host().is_none() && p.pid > 1)
+            {
+                p.named = Some(HostProc::Claude);
+            }
+            chain
+        })
     }
 
     /// The same origin on another install route.
@@ -85,7 +105,9 @@ impl Origin {
             ppid,
             sid,
             exe: exe.into(),
+            path: format!("/usr/bin/{exe}"),
             argv: argv.iter().map(|s| s.to_string()).collect(),
+            named: None,
         };
         let hook = p(30, 20, 10, "goal-hook", &["goal-hook"]);
         let chain = match host {
@@ -116,6 +138,7 @@ impl Origin {
         Origin {
             chain: std::sync::OnceLock::from(chain),
             route: Route::User,
+            named: None,
         }
     }
 }
@@ -146,10 +169,25 @@ pub fn voice(
     origin: &Origin,
     dirs: &[PathBuf],
     pinned: &str,
+    record: Option<&Path>,
 ) -> Voice {
     match host {
         Host::CopilotCli => match process::judge(origin.chain(), HostProc::Copilot) {
-            Ran::ByHost(_) => Voice::User,
+            // The chain filters (a program named like the host, started
+            // where the host starts processes, can take its shape); the
+            // session's events.jsonl confirms the host ran this hook.
+            Ran::ByHost(_) => match record {
+                Some(_) if !fresh(&payload.timestamp) => Voice::Refused(
+                    "the payload's timestamp is not the time it arrived (a prompt replayed?)"
+                        .into(),
+                ),
+                Some(record) => Voice::Provisional {
+                    offset: records::end_of(record),
+                    record: record.to_path_buf(),
+                    prompt_id: format!("{}{}", records::COPILOT_ID, payload.timestamp),
+                },
+                None => Voice::User,
+            },
             Ran::NotByHost(why) => Voice::Refused(why),
             Ran::Unknown => Voice::Unchecked,
         },
@@ -189,6 +227,17 @@ pub fn voice(
         }
         Host::VsCode => Voice::Unchecked,
     }
+}
+
+/// How far a Copilot CLI payload's `timestamp` (milliseconds) may be from
+/// the time its hook runs: a host's own run is a moment old; an old prompt
+/// the host did run, replayed later, is not.
+const FRESH_MS: u64 = 5 * 60 * 1000;
+
+fn fresh(timestamp: &str) -> bool {
+    timestamp
+        .parse::<u64>()
+        .is_ok_and(|ts| clock::now_ms().abs_diff(ts) <= FRESH_MS)
 }
 
 /// The SDK extension's hooks run in the extension process the host started.
@@ -287,10 +336,15 @@ const NO_RECORD_GRACE_MS: u64 = 60_000;
 /// At a hook event of the session: settle its pending command against the
 /// host's record, waiting up to `wait` for the record to be written. A
 /// confirmed command stays; a refuted one is rolled back and noted. Returns
-/// what the user should hear (a refusal), if anything.
-pub fn settle(store: &Store, session: &str, wait: Duration) -> Option<String> {
-    let goal = store.peek_session(session)?;
-    let pending = goal.voice.pending.as_deref()?.clone();
+/// what the user should hear (a refusal), if anything, and the store's
+/// warnings met on the way (a corrupt copy set aside: the caller reports them).
+pub fn settle(store: &Store, session: &str, wait: Duration) -> (Option<String>, Vec<String>) {
+    let Some(goal) = store.peek_session(session) else {
+        return (None, Vec::new());
+    };
+    let Some(pending) = goal.voice.pending.as_deref().cloned() else {
+        return (None, Vec::new());
+    };
     let cwd = goal.cwd.as_str();
     let path = PathBuf::from(&pending.record);
     let started = Instant::now();
@@ -302,16 +356,16 @@ pub fn settle(store: &Store, session: &str, wait: Duration) -> Option<String> {
         std::thread::sleep(Duration::from_millis(50));
     };
     match said {
-        Said::User => {
-            finish(store, session, cwd, &pending.nonce, None);
-            None
-        }
+        Said::User => (None, finish(store, session, cwd, &pending.nonce, None)),
         Said::NotUser => {
             let why = "the host's own record of the conversation does not hold it as your prompt";
-            finish(store, session, cwd, &pending.nonce, Some(why));
-            Some(crate::messages::command_refused(&pending.command, why))
+            let warnings = finish(store, session, cwd, &pending.nonce, Some(why));
+            (
+                Some(crate::messages::command_refused(&pending.command, why)),
+                warnings,
+            )
         }
-        Said::NotYet => None,
+        Said::NotYet => (None, Vec::new()),
     }
 }
 
@@ -330,6 +384,9 @@ fn look(path: &Path, pending: &PendingCommand) -> Said {
             Said::NotYet
         };
     }
+    if let Some(timestamp) = pending.prompt_id.strip_prefix(records::COPILOT_ID) {
+        return records::copilot_prompt(path, pending.offset, timestamp, &pending.fingerprint);
+    }
     records::claude_prompt(
         path,
         pending.offset,
@@ -340,9 +397,15 @@ fn look(path: &Path, pending: &PendingCommand) -> Said {
 }
 
 /// Clear the pending command `nonce` (still the goal's), rolling its effect
-/// back when `refused` says why.
-fn finish(store: &Store, session: &str, cwd: &str, nonce: &str, refused: Option<&str>) {
-    let _ = store.modify(session, Some(cwd), |current, _| {
+/// back when `refused` says why. Returns the store's warnings.
+fn finish(
+    store: &Store,
+    session: &str,
+    cwd: &str,
+    nonce: &str,
+    refused: Option<&str>,
+) -> Vec<String> {
+    let modified = store.modify(session, Some(cwd), |current, _| {
         let Some(mut goal) = current else {
             return Ok((Change::None, ()));
         };
@@ -364,6 +427,7 @@ fn finish(store: &Store, session: &str, cwd: &str, nonce: &str, refused: Option<
     if let Some(why) = refused {
         store.audit("command-refused", store.peek_session(session).as_ref(), why);
     }
+    modified.map(|(_, warnings)| warnings).unwrap_or_default()
 }
 
 /// Undo a refused command: the goal it replaced comes back (what the agent

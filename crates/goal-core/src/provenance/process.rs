@@ -23,7 +23,13 @@ pub struct Proc {
     pub sid: u32,
     /// The file name of its executable (`/proc/<pid>/exe`), lowercased.
     pub exe: String,
+    /// Its executable's full path (`/proc/<pid>/exe`), as the system gives it.
+    pub path: String,
     pub argv: Vec<String>,
+    /// The host named this process as itself (Claude Code's `CLAUDE_PID` in
+    /// the hook's environment): it identifies a host however it was
+    /// installed, though anyone can set it, so it never authenticates.
+    pub named: Option<HostProc>,
 }
 
 /// Markers of the goal system's own hook plumbing in a process's command line.
@@ -59,6 +65,12 @@ impl Proc {
     pub fn host(&self) -> Option<HostProc> {
         let script = self.argv.get(1).map(String::as_str).unwrap_or("");
         let node = self.exe.starts_with("node");
+        if let Some(named) = self.named {
+            return Some(named);
+        }
+        if let Some(host) = versioned_install(&self.path) {
+            return Some(host);
+        }
         match self.exe.as_str() {
             "copilot" | "copilot.exe" if self.line().contains("extension_bootstrap") => {
                 Some(HostProc::CopilotExtension)
@@ -73,6 +85,28 @@ impl Proc {
             _ if node && script.contains("@google/gemini-cli") => Some(HostProc::Gemini),
             _ => None,
         }
+    }
+}
+
+/// A host's native installer keeps its binary as a file named by its
+/// version in a folder named after the host: Claude Code's
+/// `~/.local/share/claude/versions/2.1.332` (the `claude` on `PATH` is a
+/// symlink to it, and `/proc/<pid>/exe` names the file itself).
+fn versioned_install(path: &str) -> Option<HostProc> {
+    let mut parts = std::path::Path::new(path).iter().rev();
+    let version = parts.next()?.to_str()?;
+    let versioned = version.starts_with(|c: char| c.is_ascii_digit())
+        && version
+            .trim_end_matches(".exe")
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_'));
+    if !versioned || !parts.next()?.eq_ignore_ascii_case("versions") {
+        return None;
+    }
+    match parts.next()?.to_str()?.to_ascii_lowercase().as_str() {
+        "claude" | ".claude" | "claude-code" => Some(HostProc::Claude),
+        "copilot" | ".copilot" => Some(HostProc::Copilot),
+        _ => None,
     }
 }
 
@@ -111,13 +145,12 @@ fn read(pid: u32) -> Option<Proc> {
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let ppid = fields.get(1)?.parse().ok()?;
     let sid = fields.get(3)?.parse().ok()?;
-    let exe = std::fs::read_link(format!("/proc/{pid}/exe"))
-        .ok()
-        .and_then(|p| {
-            p.file_name()
-                .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        })
+    let path = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+    let exe = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
+    let path = path.to_string_lossy().into_owned();
     let argv = std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|b| {
             b.split(|c| *c == 0)
@@ -131,7 +164,9 @@ fn read(pid: u32) -> Option<Proc> {
         ppid,
         sid,
         exe,
+        path,
         argv,
+        named: None,
     })
 }
 
@@ -178,11 +213,25 @@ pub fn judge(chain: &[Proc], expected: HostProc) -> Ran {
     if host != expected {
         return Ran::NotByHost("it was started by another host's process".into());
     }
-    // A host under another host's shell: the agent ran the host binary itself.
+    // A host that descends from another host: the agent ran a host binary
+    // (or `exec`ed a program named like one) from its shell tool. The one
+    // host-under-host the hosts make themselves is a launcher: Copilot's npm
+    // loader runs the native binary as its child, in its own session; a
+    // shell tool always leads a session of its own, and so does what it
+    // `exec`s.
     let above = &chain[k + 1..];
     if let Some(outer) = above.iter().position(|p| p.host().is_some()) {
-        if above[..outer].iter().any(Proc::is_shell) {
-            return Ran::NotByHost("its host runs inside another agent host's shell".into());
+        let parent = &above[outer];
+        let launcher = outer == 0
+            && parent.host() == Some(host)
+            && runner.sid == parent.sid
+            && runner.sid != runner.pid;
+        if !launcher {
+            return Ran::NotByHost(if above[..outer].iter().any(Proc::is_shell) {
+                "its host runs inside another agent host's shell".into()
+            } else {
+                "its host was started by another agent host's process".into()
+            });
         }
     }
     match expected {
@@ -208,7 +257,9 @@ mod tests {
             ppid,
             sid,
             exe: exe.into(),
+            path: format!("/usr/bin/{exe}"),
             argv: argv.iter().map(|s| s.to_string()).collect(),
+            named: None,
         }
     }
 
@@ -417,6 +468,140 @@ mod tests {
             judge(&copilot_real(), HostProc::Claude),
             Ran::NotByHost(_)
         ));
+    }
+
+    fn claude_hook(sh_parent: u32) -> Vec<Proc> {
+        vec![
+            p(
+                62,
+                61,
+                61,
+                "goal-hook",
+                &["/x/goal-hook", "--host", "claude", "UserPromptSubmit"],
+            ),
+            p(
+                61,
+                sh_parent,
+                61,
+                "dash",
+                &[
+                    "/bin/sh",
+                    "-c",
+                    "\"/x/goal-hook\" --host claude UserPromptSubmit",
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn claude_from_its_native_installer_is_the_host() {
+        // `~/.local/bin/claude` -> `~/.local/share/claude/versions/2.1.332`:
+        // `/proc/<pid>/exe` names the versioned file.
+        let mut host = p(14, 13, 13, "2.1.332", &["claude"]);
+        host.path = "/home/u/.local/share/claude/versions/2.1.332".into();
+        let mut chain = claude_hook(14);
+        chain.extend([host.clone(), p(13, 1, 13, "bash", &["-bash"])]);
+        assert_eq!(
+            judge(&chain, HostProc::Claude),
+            Ran::ByHost(HostProc::Claude)
+        );
+        // Any other versioned file is not Claude Code.
+        chain[2].path = "/home/u/.local/share/nvim/versions/2.1.332".into();
+        assert!(matches!(judge(&chain, HostProc::Claude), Ran::NotByHost(_)));
+        // Wherever it lives, the pid the hook's environment names is the host.
+        chain[2].path = "/opt/somewhere/claude-2.1.332".into();
+        chain[2].named = Some(HostProc::Claude);
+        assert_eq!(
+            judge(&chain, HostProc::Claude),
+            Ran::ByHost(HostProc::Claude)
+        );
+    }
+
+    #[test]
+    fn copilots_npm_loader_may_start_the_host_but_no_host_started_by_the_tool_speaks() {
+        let hook = p(
+            40,
+            30,
+            14,
+            "goal-hook",
+            &[
+                "/x/goal-hook",
+                "--host",
+                "copilot-cli",
+                "userPromptSubmitted",
+            ],
+        );
+        let loader = p(
+            20,
+            13,
+            13,
+            "node",
+            &["node", "/g/node_modules/@github/copilot/npm-loader.js"],
+        );
+        let init = p(1, 0, 1, "systemd", &["/sbin/init"]);
+        // npm -g: node npm-loader.js spawns the native binary in its session.
+        let npm = vec![
+            hook.clone(),
+            p(30, 20, 13, "copilot", &["/g/copilot-linux-x64/copilot"]),
+            loader.clone(),
+            p(13, 1, 13, "zsh", &["-zsh"]),
+            init.clone(),
+        ];
+        let mut npm_hook = npm.clone();
+        npm_hook[0].sid = 13;
+        assert_eq!(
+            judge(&npm_hook, HostProc::Copilot),
+            Ran::ByHost(HostProc::Copilot)
+        );
+        // review-7 V1: `cp /bin/bash copilot && exec ./copilot run.sh` in the
+        // shell tool: the renamed copy is the tool's session leader, right
+        // under the real host.
+        let host = p(14, 13, 13, "copilot", &["/o/copilot"]);
+        let exec_fake = vec![
+            p(
+                41,
+                30,
+                30,
+                "dash",
+                &["sh", "/x/hooks/goal-context.sh", "userPromptSubmitted"],
+            ),
+            p(30, 14, 30, "copilot", &["/tmp/q/copilot", "/tmp/q/run.sh"]),
+            host.clone(),
+            init.clone(),
+        ];
+        let mut exec_fake = exec_fake;
+        exec_fake.insert(
+            0,
+            Proc {
+                ppid: 41,
+                sid: 30,
+                ..hook.clone()
+            },
+        );
+        assert!(
+            matches!(judge(&exec_fake, HostProc::Copilot), Ran::NotByHost(_)),
+            "{:?}",
+            judge(&exec_fake, HostProc::Copilot)
+        );
+        // review-7 V6: `exec claude --resume=<id> -p '/goal cancel'` from
+        // Claude's Bash tool: the nested host replaced the tool's shell.
+        let mut nested = claude_hook(50);
+        nested.extend([
+            p(
+                50,
+                10,
+                50,
+                "claude",
+                &["claude", "--resume=s", "-p", "/goal cancel"],
+            ),
+            p(10, 5, 5, "claude", &["claude"]),
+            p(5, 1, 5, "zsh", &["zsh"]),
+        ]);
+        assert!(
+            matches!(judge(&nested, HostProc::Claude), Ran::NotByHost(_)),
+            "{:?}",
+            judge(&nested, HostProc::Claude)
+        );
     }
 
     #[test]

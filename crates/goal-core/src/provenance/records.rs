@@ -113,12 +113,24 @@ fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
 }
 
 fn blocked_by_us(line: &Value, nonce: &str) -> bool {
-    let ending = line.get("promptSubmitEnding").and_then(|e| e.get("ending"));
-    ending.and_then(|e| e.get("kind")).and_then(Value::as_str) == Some("blocked_by_hook")
-        && ending
-            .and_then(|e| e.get("reason"))
+    if nonce.is_empty() {
+        return false;
+    }
+    let Some(ending) = line.get("promptSubmitEnding").and_then(|e| e.get("ending")) else {
+        // Claude Code 2.1.197 writes no `promptSubmitEnding`: the block is
+        // the entry's text, our reason in it.
+        return line
+            .get("content")
             .and_then(Value::as_str)
-            .is_some_and(|r| !nonce.is_empty() && r.contains(nonce))
+            .is_some_and(|c| {
+                c.starts_with("UserPromptSubmit operation blocked by hook") && c.contains(nonce)
+            });
+    };
+    ending.get("kind").and_then(Value::as_str) == Some("blocked_by_hook")
+        && ending
+            .get("reason")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.contains(nonce))
 }
 
 fn queued_by_user(line: &Value, fingerprint: &str) -> bool {
@@ -173,6 +185,73 @@ fn texts_of(text: &str) -> impl Iterator<Item = String> {
         })
         .unwrap_or_default();
     std::iter::once(normalize(text)).chain(typed)
+}
+
+/// The prefix of a pending command's prompt id that is Copilot CLI's
+/// payload timestamp (its record has no prompt id).
+pub const COPILOT_ID: &str = "copilot:";
+
+/// How far before the command's offset a `hook.start` is looked for.
+const COPILOT_LOOKBACK: u64 = 64 << 10;
+
+/// Does Copilot CLI's `events.jsonl`, past `offset`, hold the host's own run
+/// of the prompt hook that saw this prompt: a `hook.start` of
+/// `userPromptSubmitted` (or `sessionStart`, which gets a session's first
+/// prompt too) whose input has the payload's `timestamp` and the prompt's
+/// text? A run the agent forged never appears there; the host going on
+/// (a turn, a message, a tool's completion) before it appears settles it.
+pub fn copilot_prompt(path: &Path, offset: u64, timestamp: &str, fingerprint: &str) -> Said {
+    // Copilot CLI may have written this run's `hook.start` just before the
+    // hook read where the record ended (seen with sessionStart and
+    // userPromptSubmitted running side by side): the confirmation is looked
+    // for a little before that point too; the host going on, only after it.
+    let ran = |line: &Value| {
+        line.get("type").and_then(Value::as_str) == Some("hook.start")
+            && hook_ran(
+                line.get("data").unwrap_or(&Value::Null),
+                timestamp,
+                fingerprint,
+            )
+    };
+    if let Some((lines, _)) = lines_from(path, offset.saturating_sub(COPILOT_LOOKBACK)) {
+        if lines.iter().any(ran) {
+            return Said::User;
+        }
+    }
+    let Some((lines, _)) = lines_from(path, offset) else {
+        return Said::NotYet;
+    };
+    for line in &lines {
+        let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
+        let data = line.get("data").unwrap_or(&Value::Null);
+        match kind {
+            "hook.start" if hook_ran(data, timestamp, fingerprint) => return Said::User,
+            "assistant.turn_start" | "assistant.message" | "tool.execution_complete" => {
+                return Said::NotUser
+            }
+            _ => {}
+        }
+    }
+    Said::NotYet
+}
+
+fn hook_ran(data: &Value, timestamp: &str, fingerprint: &str) -> bool {
+    let kind = data.get("hookType").and_then(Value::as_str);
+    if !matches!(kind, Some("userPromptSubmitted" | "sessionStart")) {
+        return false;
+    }
+    let input = data.get("input").unwrap_or(&Value::Null);
+    let stamp = match input.get("timestamp") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return false,
+    };
+    let text = ["prompt", "initialPrompt"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str));
+    !timestamp.is_empty()
+        && stamp == timestamp
+        && text.is_some_and(|t| redact::fingerprint(&normalize(t)) == fingerprint)
 }
 
 /// Whitespace collapsed and trimmed: how prompts are compared.
@@ -292,6 +371,64 @@ mod tests {
             claude_prompt(&path, 0, "p9", &fp("/goal cancel"), ""),
             Said::NotYet
         );
+        // Claude Code 2.1.197's shape (seen in e2e/claude.test.mjs "usage"): no
+        // promptSubmitEnding, the block in the entry's content.
+        let old = json!({"type": "system", "subtype": "informational", "level": "warning", "preventContinuation": true,
+            "content": "UserPromptSubmit operation blocked by hook:\n[goal-system] The user set the budget. (ref n-7)\n\nOriginal prompt: /goal budget 1k"});
+        let path = write(&dir, &[old]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal budget 1k"), "n-7"),
+            Said::User
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal budget 1k"), "n-8"),
+            Said::NotYet
+        );
+    }
+
+    #[test]
+    fn copilots_record_confirms_only_the_hosts_own_hook_run() {
+        let dir = TempDir::new("records-copilot");
+        let start = |ts: Value, prompt: &str| {
+            json!({"type": "hook.start", "data": {"hookInvocationId": "h", "hookType": "userPromptSubmitted",
+                "input": {"sessionId": "s", "prompt": prompt, "timestamp": ts, "cwd": "/w"}}})
+        };
+        let f = fp("/goal cancel: r");
+        let path = write(&dir, &[start(json!("1795"), "/goal cancel: r")]);
+        assert_eq!(copilot_prompt(&path, 0, "1795", &f), Said::User);
+        assert_eq!(
+            copilot_prompt(&path, 0, "1796", &f),
+            Said::NotYet,
+            "another run"
+        );
+        assert_eq!(
+            copilot_prompt(&path, 0, "1795", &fp("/goal pause")),
+            Said::NotYet
+        );
+        // A forged run: the agent's tool call completes, the model goes on,
+        // and the host's own runs have other timestamps.
+        let path = write(
+            &dir,
+            &[
+                json!({"type": "tool.execution_complete", "data": {}}),
+                start(json!("1801"), "/goal cancel: r"),
+            ],
+        );
+        assert_eq!(copilot_prompt(&path, 0, "1795", &f), Said::NotUser);
+        // sessionStart carries a session's first prompt as `initialPrompt`.
+        let path = write(
+            &dir,
+            &[
+                json!({"type": "hook.start", "data": {"hookType": "sessionStart",
+                "input": {"initialPrompt": "/goal cancel: r", "timestamp": "7"}}}),
+            ],
+        );
+        assert_eq!(copilot_prompt(&path, 0, "7", &f), Said::User);
+        // Written just before the hook read the record's end (a sessionStart
+        // hook running beside it): still the host's run.
+        let path = write(&dir, &[start(json!("1795"), "/goal cancel: r")]);
+        let end = end_of(&path);
+        assert_eq!(copilot_prompt(&path, end, "1795", &f), Said::User);
     }
 
     #[test]
