@@ -223,8 +223,9 @@ const against = (title, list) => {
   return Math.max(...list.slice(1).map(([name]) => heavy[name].median)) / floorMs
 }
 const worstBig = against('postToolUse with a 10 MB tool result', resultCases)
+// Issue 29: a big tool result within 1.3x the floor fed the same bytes.
 console.log(
-  `worst 10 MB result: ${worstBig.toFixed(2)}x the floor (target at most 1.5x: ${worstBig <= 1.5 ? 'met' : 'NOT met'})`,
+  `worst 10 MB result: ${worstBig.toFixed(2)}x the floor (target at most 1.3x: ${worstBig <= 1.3 ? 'met' : 'NOT met'})`,
 )
 const worstWrite = against('both tool hooks of a 10 MB file written', writeCases)
 console.log(`worst 10 MB write: ${worstWrite.toFixed(2)}x the floor`)

@@ -13,7 +13,7 @@
 //! what this does.
 
 use super::heuristics::{Groups, Part};
-use super::rules::key_byte;
+use super::kinds::key_byte;
 
 /// Names a secret may be stored under, compared ASCII case-insensitively
 /// after any prefix such as `DB_`, `GITHUB_`, `client_`, `x-`. Between the

@@ -20,9 +20,9 @@ use std::borrow::Cow;
 
 use super::assignment::HandAssignment;
 use super::heuristics::{is_marker, secret_span};
-use super::rules::{Kind, Rule, Start};
+use super::kinds::{Kind, MARKER_PREFIX};
+use super::rules::{Rule, Start};
 use super::scan::{is_word_byte, Triggers};
-use super::MARKER_PREFIX;
 
 pub(super) struct Engine {
     pub(super) rules: Vec<Rule>,

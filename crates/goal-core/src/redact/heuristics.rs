@@ -2,12 +2,9 @@
 //! a reference, a path, prose? Every fuzzy decision of redaction lives here;
 //! the rules (`rules.rs`) only find candidates.
 
-use std::borrow::Cow;
-
 use regex::{Captures, Match};
 
-use super::rules::Kind;
-use super::MARKER_PREFIX;
+use super::kinds::{Kind, MARKER_PREFIX};
 
 /// A group of a match: bytes `start..end` of a haystack, and their text.
 /// Built from a regex capture or by hand (the assignment rule reads its key
@@ -200,6 +197,13 @@ fn quoted_is_secret(v: &str, key: &str) -> bool {
 }
 
 fn bare_is_secret(v: &str, ctx: &BareContext) -> bool {
+    // The commonest case first (`password: String,`): outside env files an
+    // identifier is code unless it ends a `key: value` line or is glued to
+    // `=`, whatever the tests below would say.
+    let may_be_data = ctx.strict || ctx.tight || (ctx.after_colon && ctx.ends_line);
+    if !may_be_data && is_identifier_path(v) {
+        return false;
+    }
     if v.is_empty()
         || is_marker(v)
         || is_reference(v)
@@ -415,47 +419,6 @@ pub(super) fn context_secret(v: &str) -> bool {
         && v.bytes()
             .take(super::prechecks::CONTEXT_DIGIT_BYTES)
             .any(|b| b.is_ascii_digit())
-}
-
-/// For error texts: words that look like a token cut by truncation
-/// (`ghp_abc…`) or any long opaque mixed-case word are replaced by a marker.
-pub(super) fn redact_opaque_words(text: &str) -> Cow<'_, str> {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || "_-+/=.~".contains(c);
-    let mut out: Option<String> = None;
-    let mut copied = 0;
-    let mut rest = text.char_indices().peekable();
-    while let Some((start, c)) = rest.next() {
-        if !is_word(c) {
-            continue;
-        }
-        let mut end = start + c.len_utf8();
-        while let Some(&(i, c)) = rest.peek() {
-            if !is_word(c) {
-                break;
-            }
-            end = i + c.len_utf8();
-            rest.next();
-        }
-        let word = &text[start..end];
-        let cut = text[end..].starts_with('…');
-        // Mixed case: ids and digests (`goal-<hex>`, a commit) stay.
-        let secret = (word.len() >= 24 && opaque_token(word) && mixed_case(word))
-            || (cut && word.len() >= 12 && has_letter_and_digit(word));
-        if secret {
-            let out = out.get_or_insert_with(String::new);
-            out.push_str(&text[copied..start]);
-            out.push_str(MARKER_PREFIX);
-            out.push_str(":secret]");
-            copied = if cut { end + '…'.len_utf8() } else { end };
-        }
-    }
-    match out {
-        None => Cow::Borrowed(text),
-        Some(mut out) => {
-            out.push_str(&text[copied..]);
-            Cow::Owned(out)
-        }
-    }
 }
 
 /// Exactly one marker: `[REDACTED]` or `[REDACTED:family]`. Only whole

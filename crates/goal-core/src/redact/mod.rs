@@ -6,6 +6,8 @@
 //!
 //! - `rules.rs`: the rule table (token families, headers, URLs,
 //!   assignments, context), each rule with the literals that trigger it.
+//! - `kinds.rs`: the kinds of rule and the byte classes the other parts
+//!   share (a leaf, so no two parts import each other).
 //! - `prechecks.rs`: cheap tests that turn a trigger away before its
 //!   rule's regex runs.
 //! - `assignment.rs`: the `key = value` rule, read by hand (the commonest
@@ -32,6 +34,7 @@ mod corpus;
 mod echo_tests;
 mod engine;
 mod heuristics;
+mod kinds;
 mod locate;
 mod prechecks;
 #[cfg(test)]
@@ -48,16 +51,14 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use engine::Engine;
-use heuristics::{is_marker, is_secret_key};
+use heuristics::{has_letter_and_digit, is_marker, is_secret_key, mixed_case, opaque_token};
+use kinds::MARKER_PREFIX;
 
 /// Marker that replaces a whole value whose JSON key names a secret (see
 /// [`redact_value`]). Pattern-based redactions use the family form
 /// `[REDACTED:family]`; both start with `[REDACTED`, which no rule matches,
 /// so redaction is idempotent.
 pub const REDACTED: &str = "[REDACTED]";
-
-/// Common start of [`REDACTED`] and of every family marker.
-const MARKER_PREFIX: &str = "[REDACTED";
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
@@ -81,7 +82,48 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// error names what was wrong, it never needs to quote a credential.
 pub fn for_message(text: &str) -> String {
     let redacted = redact(text);
-    heuristics::redact_opaque_words(&redacted).into_owned()
+    redact_opaque_words(&redacted).into_owned()
+}
+
+/// For error texts: words that look like a token cut by truncation
+/// (`ghp_abc…`) or any long opaque mixed-case word are replaced by a marker.
+fn redact_opaque_words(text: &str) -> Cow<'_, str> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || "_-+/=.~".contains(c);
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut rest = text.char_indices().peekable();
+    while let Some((start, c)) = rest.next() {
+        if !is_word(c) {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, c)) = rest.peek() {
+            if !is_word(c) {
+                break;
+            }
+            end = i + c.len_utf8();
+            rest.next();
+        }
+        let word = &text[start..end];
+        let cut = text[end..].starts_with('…');
+        // Mixed case: ids and digests (`goal-<hex>`, a commit) stay.
+        let secret = (word.len() >= 24 && opaque_token(word) && mixed_case(word))
+            || (cut && word.len() >= 12 && has_letter_and_digit(word));
+        if secret {
+            let out = out.get_or_insert_with(String::new);
+            out.push_str(&text[copied..start]);
+            out.push_str(MARKER_PREFIX);
+            out.push_str(":secret]");
+            copied = if cut { end + '…'.len_utf8() } else { end };
+        }
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            Cow::Owned(out)
+        }
+    }
 }
 
 /// Redacts a line that may echo some of `inputs` (what a command was

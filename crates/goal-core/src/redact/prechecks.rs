@@ -4,7 +4,7 @@
 //! bytes; each test only ever rejects what the rule's pattern cannot match
 //! (the tests check the token formats' bound against their patterns).
 
-use super::rules::name_byte;
+use super::kinds::name_byte;
 
 /// The fewest bytes a token format matches (the tests check every format
 /// built by `rules::tok` against it).
@@ -131,4 +131,46 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
         start = end + 1;
     }
     false
+}
+
+/// After `login`, its blanks and the next word (any bytes up to ASCII white
+/// space), blanks then `password`: what the `.netrc` rule's pattern needs
+/// before its value. `Login { password: ... }` in code has none.
+pub(super) fn login_password_follows(text: &[u8], at: usize) -> bool {
+    let blanks = |i: usize| {
+        i + text[i.min(text.len())..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let word = blanks(at + "login".len());
+    let end = word
+        + text[word.min(text.len())..]
+            .iter()
+            .take_while(|b| !b.is_ascii_whitespace())
+            .count();
+    let password = blanks(end);
+    end > word
+        && password > end
+        && text
+            .get(password..password + "password".len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"password"))
+}
+
+/// After `://`, a user (no `/`, `?`, `#`, `@`, `:`, bracket, quote, angle
+/// bracket or ASCII white space), then `:` and a byte a password may hold:
+/// what the URL credentials rule needs. Most URLs name no user
+/// (`https://host/path`), which this turns away before the scheme is
+/// looked for.
+pub(super) fn url_password_follows(text: &[u8], at: usize) -> bool {
+    let user = at + "://".len();
+    let colon = user
+        + text[user.min(text.len())..]
+            .iter()
+            .take_while(|&&b| !(b.is_ascii_whitespace() || b"/?#@:[]\"'<>\x0b".contains(&b)))
+            .count();
+    text.get(colon) == Some(&b':')
+        && text
+            .get(colon + 1)
+            .is_some_and(|&b| !(b.is_ascii_whitespace() || b"?#@[]\"'<>\\\x0b".contains(&b)))
 }

@@ -19,28 +19,12 @@ use super::heuristics::{
     bearer_like, discord_bot_token, has_letter_and_digit, long_opaque, mixed_case,
     mixed_case_and_digit, not_reference, opaque_token, url_password,
 };
+use super::kinds::{key_byte, name_byte, Kind};
 use super::locate::{self, Locate};
 use super::prechecks::{
-    bearer_value_follows, dashes_before, header_value_follows, opaque_run_follows, token_follows,
-    BEARER_MIN_BYTES, FLAG_NAME_BYTES,
+    bearer_value_follows, dashes_before, header_value_follows, login_password_follows,
+    opaque_run_follows, token_follows, url_password_follows, BEARER_MIN_BYTES, FLAG_NAME_BYTES,
 };
-
-/// What to do with a match of a rule.
-#[derive(Clone, Copy)]
-pub(super) enum Kind {
-    /// Group `s` (or the whole match) is a secret.
-    Token,
-    /// Like `Token`, but the candidate must also pass a check.
-    Checked(fn(&str) -> bool),
-    /// `key = value` / `key: value` / `"key": "value"`; see `assignment_secret`.
-    Assignment,
-    /// `--password value`; judged like a lower-case assignment.
-    Flag,
-    /// `Authorization: <scheme> <credentials>`.
-    Authorization,
-    /// `Cookie:` / `Set-Cookie:` header: the whole value.
-    Cookie,
-}
 
 /// What a trigger requires right after its literal.
 #[derive(Clone, Copy)]
@@ -87,21 +71,12 @@ pub(super) enum Start {
     Before(usize),
 }
 
-/// `[A-Za-z0-9_.-]`: the bytes of a key (`db.password`, `x-api-key`).
-pub(super) fn key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
-}
-
 fn scheme_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-')
 }
 
 fn header_byte(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'-'
-}
-
-pub(super) fn name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
 }
 
 fn hex_byte(b: u8) -> bool {
@@ -314,6 +289,7 @@ pub(super) fn table() -> Vec<Rule> {
         // scheme://user:password@host -- only the password goes. A raw `/`
         // may occur in a password; `host:443/path/@scope` is a port.
         Rule {
+            precheck: Some(url_password_follows),
             locate: Some(locate::url_password),
             ..rule(
                 "url-credentials",
@@ -904,13 +880,16 @@ pub(super) fn table() -> Vec<Rule> {
             Start::AtTrigger,
         ),
         // .netrc: `machine host login user password secret`.
-        rule(
-            "secret",
-            r"(?i-u:login)[ \t]+[^\s]+[ \t]+(?i-u:password)[ \t]+(?P<s>[^\s]+)".to_string(),
-            Kind::Checked(not_reference),
-            triggers(&["login"], true, Then::Blank),
-            Start::AtTrigger,
-        ),
+        Rule {
+            precheck: Some(login_password_follows),
+            ..rule(
+                "secret",
+                r"(?i-u:login)[ \t]+[^\s]+[ \t]+(?i-u:password)[ \t]+(?P<s>[^\s]+)".to_string(),
+                Kind::Checked(not_reference),
+                triggers(&["login"], true, Then::Blank),
+                Start::AtTrigger,
+            )
+        },
         // Query/fragment parameters with long values.
         rule(
             "url-param",

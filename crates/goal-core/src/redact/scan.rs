@@ -2,10 +2,14 @@
 //!
 //! One pass with one table lookup per byte: a pair table says, for every
 //! two bytes (in any ASCII case), whether they may start a trigger, may be a
-//! trigger's second and third bytes, and whether the triggers they start
-//! must start a word. Branch-free bit tests over eight positions at a time
-//! turn that into a mask of the few positions worth a closer look (about
-//! one in thirty in agent output). There, the pair's third-byte set turns
+//! trigger's second and third bytes, whether the triggers they start must
+//! start a word, and which of two buckets of bytes those triggers' third
+//! bytes fall in (beside the bucket of the pair's own second byte). Common
+//! words start like a trigger and go on with a common letter (`tool`,
+//! `return`), where the trigger goes on with a rarer one (`token`,
+//! `refresh`): the buckets turn those away. Branch-free bit tests over
+//! eight positions at a time turn that into a mask of the few positions
+//! worth a closer look. There, the pair's third-byte set turns
 //! most of them away with one test, and only the rest are compared with the
 //! literals that start with the pair, each literal once however many rules
 //! it triggers.
@@ -25,9 +29,43 @@ const PAIR_STARTS: u8 = 1;
 const PAIR_CONTINUES: u8 = 2;
 /// ... every trigger it starts must start a word...
 const PAIR_WORD_ONLY: u8 = 4;
-/// ... and its first byte is a word byte (so the pair at the position
-/// before tells whether a position can start a word).
+/// ... its first byte is a word byte (so the pair at the position
+/// before tells whether a position can start a word)...
 const PAIR_FIRST_IS_WORD: u8 = 8;
+/// ... bits 4 and 5: the buckets (see [`Buckets`]) of the third bytes of
+/// the triggers it starts (both when one of them is the pair alone)...
+const PAIR_THIRDS_SHIFT: u8 = 4;
+/// ... and bits 6 and 7: the bucket of its second byte, one bit of two (so
+/// the pair after a position says which bucket that position's third byte
+/// is in).
+const PAIR_SECOND_SHIFT: u8 = 6;
+
+/// Each byte in one of two buckets, a letter in the same bucket as its
+/// other case: bucket 1 for the third bytes of triggers that are not among
+/// the commonest bytes of text, bucket 0 for every other byte. A pair whose
+/// triggers all go on with a byte of bucket 1 (`to` of `token`, `re` of
+/// `refresh`) turns away the words that go on with a common letter.
+struct Buckets([u8; 256]);
+
+impl Buckets {
+    /// The commonest bytes of text (English letters by frequency, blanks).
+    const COMMON: &'static [u8] = b"etaoinsrhl \t\n";
+
+    fn new(thirds: &[u64; 4]) -> Buckets {
+        let mut bucket = [0u8; 256];
+        for (b, slot) in bucket.iter_mut().enumerate() {
+            let lower = u8::try_from(b).expect("a byte").to_ascii_lowercase();
+            let third = thirds[usize::from(lower >> 6)] & (1 << (lower & 63)) != 0;
+            *slot = u8::from(third && !Buckets::COMMON.contains(&lower));
+        }
+        Buckets(bucket)
+    }
+
+    /// The bucket of `b` as one bit of two.
+    fn bit(&self, b: u8) -> u8 {
+        1 << self.0[usize::from(b)]
+    }
+}
 
 /// The index of a byte pair in the pair table: the pair as a little-endian
 /// `u16`.
@@ -268,6 +306,37 @@ impl Triggers {
                 });
             }
         }
+        // The buckets: every third byte of a pair that allows not any.
+        let mut thirds = [0u64; 4];
+        for (third, _) in nested.iter().filter(|(t, _)| *t != [u64::MAX; 4]) {
+            for (all, some) in thirds.iter_mut().zip(third) {
+                *all |= some;
+            }
+        }
+        let buckets = Buckets::new(&thirds);
+        for (index, flags) in pairs.iter_mut().enumerate() {
+            let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
+            let (low_first, low_second) = (first.to_ascii_lowercase(), second.to_ascii_lowercase());
+            if *flags & PAIR_STARTS != 0 {
+                if !anywhere[pair_index(low_first, low_second)] {
+                    *flags |= PAIR_WORD_ONLY;
+                }
+                let slot = slots[slot_index(low_first, low_second)];
+                let (third, _) = &nested[usize::from(slot) - 1];
+                let set = if *third == [u64::MAX; 4] {
+                    0b11
+                } else {
+                    (0..=u8::MAX)
+                        .filter(|&b| third[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+                        .fold(0, |set, b| set | buckets.bit(b))
+                };
+                *flags |= set << PAIR_THIRDS_SHIFT;
+            }
+            if is_word_byte(first) {
+                *flags |= PAIR_FIRST_IS_WORD;
+            }
+            *flags |= buckets.bit(second) << PAIR_SECOND_SHIFT;
+        }
         let (mut groups, mut flat, mut uses) = (Vec::new(), Vec::new(), Vec::new());
         let short = |n: usize| u16::try_from(n).expect("few triggers");
         for (third, literals) in nested {
@@ -283,16 +352,6 @@ impl Triggers {
                 first,
                 end: short(flat.len()),
             });
-        }
-        for (index, flags) in pairs.iter_mut().enumerate() {
-            let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
-            let lower = pair_index(first.to_ascii_lowercase(), second.to_ascii_lowercase());
-            if *flags & PAIR_STARTS != 0 && !anywhere[lower] {
-                *flags |= PAIR_WORD_ONLY;
-            }
-            if is_word_byte(first) {
-                *flags |= PAIR_FIRST_IS_WORD;
-            }
         }
         Triggers {
             pairs,
@@ -335,10 +394,16 @@ impl Triggers {
                 };
                 let (before, here, next) = (word(0), word(1), word(2));
                 // Per byte (a right shift keeps each flag in its byte):
-                // starts, the next pair continues, and not (word-only and
-                // inside a word).
+                // starts, the next pair continues, the third byte's bucket
+                // (from the next pair) is one of this pair's, and not
+                // (word-only and inside a word).
                 let inside_word = (here >> 2) & (before >> 3);
-                let hits = here & (next >> 1) & !inside_word & 0x0101_0101_0101_0101;
+                let buckets = (here >> PAIR_THIRDS_SHIFT) & (next >> PAIR_SECOND_SHIFT);
+                let hits = here
+                    & (next >> 1)
+                    & (buckets | buckets >> 1)
+                    & !inside_word
+                    & 0x0101_0101_0101_0101;
                 // Gathers bit 0 of each byte into one byte, in order.
                 mask |= (hits.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (group * 8);
             }
