@@ -51,8 +51,10 @@ export const SCREEN = {
     interrupted: /Interrupted/,
   },
   copilot: {
-    // The footer while a turn runs: `◉ Working · … esc esc interrupt` (the glyph spins).
-    busy: /esc esc interrupt|[◉●○◎] Working/i,
+    // The footer while a turn runs: `◉ Working · … esc esc interrupt` (the glyph spins). A shell
+    // command left running by an interrupt keeps `● Waiting for background shells · … esc esc
+    // interrupt` there while the prompt takes input as usual: that alone is not a running turn.
+    busy: /[◉●○◎] Working|^(?!.*Waiting for background shells).*esc esc interrupt/im,
     ready: /^\s*❯\s*$/m,
     interrupted: /Operation cancelled by user/,
   },
