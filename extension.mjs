@@ -102,6 +102,7 @@ export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () =
         cwd: cwd(),
         sessionId: invocation?.sessionId,
         subagent: looksLikeSubagent(invocation, mainSessionId()),
+        agentType: agentTypeOf(invocation),
       }
       try {
         return addon.toolAnswer(await addon.contextBoard(caller, args ?? {})).text
@@ -110,6 +111,57 @@ export function buildBoardTool({ cwd = () => process.cwd(), mainSessionId = () =
       }
     },
   }
+}
+
+/**
+ * The host's name for each subagent (`agentId` -> `agentType`), learnt from the
+ * hook inputs that carry both: a tool invocation names only the `agentId`, and
+ * the core needs the name to tell the consolidation agent from other subagents.
+ */
+const agentTypes = new Map()
+
+/** Remember the agent type of a hook input (never decides anything). */
+export function noteAgentType(input) {
+  const id = input?.agentId
+  const type = input?.agentType ?? input?.agentName
+  if (typeof id === 'string' && typeof type === 'string') agentTypes.set(id, type)
+}
+
+/** The agent type the host gave for this invocation's agent, if any. */
+function agentTypeOf(invocation) {
+  const id = invocation?.agentId
+  return typeof id === 'string' ? agentTypes.get(id) : undefined
+}
+
+/**
+ * store_memory and vote_memory. No `skipPermission`: a memory write is a side
+ * effect the host asks the user about (the user can also turn the model's
+ * writes off: `goal-system memory writes off`). Definitions are the core's;
+ * the core refuses subagents (but lets the consolidation agent store).
+ */
+export function buildMemoryTools({ cwd = () => process.cwd(), mainSessionId = () => undefined } = {}) {
+  return addon.memoryToolDefinitions().map(({ name, description, inputSchema, operation }) => ({
+    name,
+    description,
+    parameters: inputSchema,
+    // Copilot CLI has memory tools of its own behind a feature flag (seed 002); the
+    // same names without this flag would clash. Ours write the seed's local file.
+    overridesBuiltInTool: true,
+    handler: async (args, invocation) => {
+      const caller = {
+        cwd: cwd(),
+        sessionId: invocation?.sessionId,
+        subagent: looksLikeSubagent(invocation, mainSessionId()),
+        agentType: agentTypeOf(invocation),
+        host: 'copilot-cli',
+      }
+      try {
+        return addon.toolAnswer(await addon[operation](caller, args ?? {})).text
+      } catch (err) {
+        return failure(`${name} failed (${err.code ?? 'ERROR'}): ${err.message}`)
+      }
+    },
+  }))
 }
 
 /**
@@ -161,7 +213,18 @@ export async function start(join = undefined) {
   let session
   const mainSessionId = () => session?.sessionId
   const hooks = shellHooksInstalled() ? {} : buildHooks({ mainSessionId })
-  session = await joinSession({ tools: [...buildTools({ mainSessionId }), buildBoardTool({ mainSessionId })], hooks })
+  // Always: learn each subagent's name before its tool calls reach the handlers.
+  const decide = hooks.onPreToolUse
+  hooks.onPreToolUse = (input, inv) => {
+    noteAgentType(input)
+    return decide?.(input, inv)
+  }
+  const tools = [
+    ...buildTools({ mainSessionId }),
+    buildBoardTool({ mainSessionId }),
+    ...buildMemoryTools({ mainSessionId }),
+  ]
+  session = await joinSession({ tools, hooks })
   return session
 }
 

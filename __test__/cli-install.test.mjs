@@ -22,6 +22,7 @@ function makePackage() {
     'extension.mjs',
     'hooks',
     'skills',
+    'agents',
     'adapters',
     'schema',
     'types',
@@ -219,7 +220,7 @@ describe('command surface', () => {
     })
     assert.equal(res.status, 0, res.stderr)
     assert.ok(res.stdout.includes(`package: ${repo}`), res.stdout)
-    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 11, res.stdout)
+    assert.equal(res.stdout.match(/^\s+create\s/gm).length, 14, res.stdout)
     assert.deepEqual(snapshot(h.home), { files: {}, dirs: [] })
   })
 

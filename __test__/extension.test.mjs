@@ -37,6 +37,8 @@ describe('extension registration', () => {
       'goal_system_open',
       'goal_system_status',
       'goal_system_update',
+      'store_memory', // memory.test.mjs
+      'vote_memory',
     ])
     const schema = tool('goal_system_update').parameters
     for (const field of [

@@ -61,13 +61,14 @@ const quote = (a) => `'${String(a).replaceAll("'", "'\\''")}'`
  * Run `argv` as `host` ('copilot' | 'claude') runs a hook command; any other host runs it
  * directly (VS Code's shape is not checked). Returns spawnSync's result.
  */
-export function spawnAsHost(host, argv, { input, env, timeout = 20_000 } = {}) {
+export function spawnAsHost(host, argv, { input, env, cwd, timeout = 20_000 } = {}) {
   if (!HOOK_SHAPE[host]) {
-    return spawnSync(argv[0], argv.slice(1), { input, env, encoding: 'utf8', timeout })
+    return spawnSync(argv[0], argv.slice(1), { input, env, cwd, encoding: 'utf8', timeout })
   }
   return spawnSync(fakeHost(host), ['-c', HOOK_SHAPE[host]], {
     input,
     env: { ...env, GOAL_TEST_COMMAND: argv.map(quote).join(' ') },
+    cwd,
     encoding: 'utf8',
     timeout,
   })
@@ -147,12 +148,12 @@ export const nativeHook = join(root, 'native', process.platform === 'win32' ? 'g
  * The user's own voice, as a test needs it: a prompt typed in Copilot CLI, run through the
  * native hook from the host's process shape. Only this (or the command in a terminal) may open,
  * cancel, pause or budget a goal; the addon gives a caller that merely claims `role: 'user'`
- * the agent's rights. Returns the hook's answer.
+ * the agent's rights. `hookEnv` adds to the hook's environment. Returns the hook's answer.
  */
-export function userTypes({ stateRoot, home }, sessionId, cwd, prompt) {
+export function userTypes({ stateRoot, home, hookEnv }, sessionId, cwd, prompt) {
   const res = spawnAsHost('copilot', [nativeHook, '--host', 'copilot-cli', 'userPromptSubmitted'], {
     input: JSON.stringify({ sessionId, timestamp: Date.now(), cwd, prompt }),
-    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, ...(home ? { HOME: home } : {}) },
+    env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, ...(home ? { HOME: home } : {}), ...hookEnv },
   })
   if (res.status !== 0) throw new Error(`hook exited ${res.status}: ${res.stderr}`)
   return JSON.parse(res.stdout || '{}')

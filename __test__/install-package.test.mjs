@@ -18,6 +18,7 @@ const PACKAGE_FILES = [
   'extension.mjs',
   'hooks',
   'skills',
+  'agents',
   'bin',
   'cli',
   'adapters',

@@ -59,12 +59,14 @@ test('Copilot CLI: the hooks file beside goal-context.sh runs it for every event
   for (const c of commands) assert.ok(c.includes(`"${abs('hooks/goal-context.sh')}"`), c)
 })
 
-test('Copilot CLI: the installed extension imports extension.mjs, and the skill is skills/goal/SKILL.md', () => {
+test('Copilot CLI: the installed extension imports extension.mjs, and the skill is skills/goal/SKILL.md named goal-system', () => {
   const targets = installed('copilot-cli')
   const shim = targets.find((t) => t.file.endsWith(path.join('extensions', 'goal-system', 'extension.mjs')))
   assert.ok(shim.content.includes(`import ${JSON.stringify(pathToFileURL(abs('extension.mjs')).href)}`), shim.content)
-  const skill = targets.find((t) => t.file.endsWith(path.join('skills', 'goal', 'SKILL.md')))
-  assert.ok(skill.content.startsWith(fs.readFileSync(abs('skills/goal/SKILL.md'), 'utf8').trimEnd()))
+  // Copilot CLI keeps /goal for its autopilot: the user skill is typed /goal-system.
+  const skill = targets.find((t) => t.file.endsWith(path.join('skills', 'goal-system', 'SKILL.md')))
+  const seed = fs.readFileSync(abs('skills/goal/SKILL.md'), 'utf8')
+  assert.ok(skill.content.startsWith(seed.replace(/^name: goal$/m, 'name: goal-system').trimEnd()))
   const plugin = 'plugins/copilot-cli/goal-system/skills/goal/SKILL.md'
   assert.equal(fs.readFileSync(abs(plugin), 'utf8'), fs.readFileSync(abs('skills/goal/SKILL.md'), 'utf8'))
 })

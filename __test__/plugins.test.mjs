@@ -152,6 +152,8 @@ test('goal-system mcp serves the goal tools over stdio', async () => {
       'goal_system_open',
       'goal_system_status',
       'goal_system_update',
+      'store_memory',
+      'vote_memory',
     ])
   } finally {
     await client.close()

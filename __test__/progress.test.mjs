@@ -111,7 +111,8 @@ function buildGoals(state) {
   ])
   for (let i = 0; i < 4; i++) tool(state, 'active', 'view', { path: `src/file${i}.sh` })
   userOk(state, ['open', '--session', 'blocked', '--cwd', CWD, '--objective', 'deploy to staging'])
-  ok(state, ['update', '--session', 'blocked', '--status', 'blocked', '--reason', 'needs the staging password'])
+  // A resumable blocker is the user's (the model's blocked is a terminal close).
+  userOk(state, ['update', '--session', 'blocked', '--status', 'blocked', '--reason', 'needs the staging password'])
   userOk(state, ['open', '--session', 'complete', '--cwd', CWD, '--objective', 'greeting twice, done'])
   tool(state, 'complete', 'edit', { path: 'greet.sh' })
   tool(state, 'complete', 'bash', { command: 'npm test' })
@@ -148,14 +149,15 @@ describe('statusline', () => {
     const line = native('active')
     assert.match(
       line,
-      /^goal active · 2 left · \d+ unmet · drift 4\/5 ! · 1h 0[45]m · make the greeting print twice\n$/,
+      /^goal active · 2 left · \d+ unmet · drift 4\/5 ! · 1h 0[45]m · make the greeting print twice · \/goal pause · \/goal cancel\n$/,
     )
   })
 
   test('each status reads as itself, on exactly one line', () => {
     const expected = {
-      draft: /^goal draft · 0 left · \d+ unmet · drift 0\/5 · .* · draft goal\n$/,
-      blocked: /^goal blocked \(resumable\) · 0 left · \d+ unmet · drift 0\/5 · .* · deploy to staging\n$/,
+      draft: /^goal draft · 0 left · \d+ unmet · drift 0\/5 · .* · draft goal · \/goal pause · \/goal cancel\n$/,
+      blocked:
+        /^goal blocked \(resumable\) · 0 left · \d+ unmet · drift 0\/5 · .* · deploy to staging · \/goal resume · \/goal cancel\n$/,
       complete: /^goal complete ✓ · \d+s · greeting twice, done\n$/,
       cancelled: /^goal cancelled · \d+s · abandoned idea\n$/,
     }

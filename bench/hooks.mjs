@@ -17,11 +17,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HOOKS_FILES, entryCommand, hooksFiles } from '../scripts/hooks-files.mjs'
+import { makeTree } from './tree.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const addon = createRequire(import.meta.url)(join(root, 'index.js'))
 const iterations = Number(process.argv[2] ?? 40)
-const native = join(root, 'native', 'goal-hook')
+// GOAL_BENCH_HOOK: another build of the native hook to time (an earlier commit's).
+const native = process.env.GOAL_BENCH_HOOK || join(root, 'native', 'goal-hook')
 if (!existsSync(native)) throw new Error(`no ${native}: run npm run build first`)
 
 const floorBuild = spawnSync(
@@ -44,7 +46,10 @@ process.env.GOAL_SYSTEM_STATE_ROOT = env.GOAL_SYSTEM_STATE_ROOT
 const installed = (host, event) =>
   entryCommand(host, event).replaceAll('${GOAL_SYSTEM_HOOK}', native).replaceAll('${GOAL_SYSTEM_HOME}', root)
 
-const cwd = '/tmp/bench-project'
+// The goals' folder: a repository of 10,000 files, observed as in use (its
+// watcher started by the first hook that walks it).
+const treeFiles = Number(process.env.GOAL_BENCH_FILES ?? 10_000)
+const cwd = makeTree(join(home, 'project'), treeFiles)
 /** The events of each host, as its installed hooks file lists them. */
 const files = hooksFiles()
 const fileEvents = Object.fromEntries(
@@ -132,6 +137,11 @@ const stat = (xs) => {
 }
 const measure = (list, n, between) => {
   const times = Object.fromEntries(list.map(([name]) => [name, []]))
+  // One round untimed: the first hook that walks the tree starts its
+  // watcher, as in use; then it has a moment to make its watches.
+  for (const [, fn] of list) fn()
+  between?.(-1)
+  spawnSync('sleep', ['0.5'])
   for (let i = 0; i < n; i++) {
     for (const [name, fn] of list) {
       const t = process.hrtime.bigint()

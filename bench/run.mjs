@@ -13,6 +13,11 @@ const steps = [
     [join(here, 'hooks.mjs')],
   ],
   [
+    'Observing the working tree at 1,000 / 10,000 / 100,000 files: walk, watcher, text only',
+    process.execPath,
+    [join(here, 'observe.mjs')],
+  ],
+  [
     'Node fallback: the hook runner (only when the native hook cannot run)',
     process.execPath,
     [join(here, 'hook-runner.mjs')],
@@ -22,6 +27,11 @@ const steps = [
     'Context board: what reading it adds to a hook',
     'cargo',
     ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_board'],
+  ],
+  [
+    'Memories: recall ranking and the session-start block at 25 board items + 1,000 memories',
+    'cargo',
+    ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_memory'],
   ],
   ['Claude Code status line (native)', process.execPath, [join(here, 'statusline.mjs')]],
   ['MCP cold start', process.execPath, [join(here, 'mcp-cold.mjs')]],

@@ -5,6 +5,7 @@
 // Options are parsed by node:util parseArgs (cli/cli-common.mjs); every error
 // is printed as `goal-system <command>: ...` with the exit code it carries.
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 
 import { didYouMean, makeIo } from '../cli/cli-ui.mjs'
 
@@ -22,11 +23,38 @@ const COMMANDS = [
   'close',
   'budget',
   'board',
+  'memory',
   'statusline',
   'mcp',
 ]
 
-const io = makeIo()
+const io = makeIo(process.stdout, process.stderr, secretFree(process.argv.slice(2)))
+
+/**
+ * What this command prints, secret-free: every line through the core's
+ * redaction, each argument judged as it stands alone (a line that quotes it
+ * changes what follows it), errors and warnings as messages. The addon
+ * loads with the first line printed; if it cannot load, the arguments
+ * themselves are masked instead.
+ */
+function secretFree(args) {
+  let core
+  const load = () => {
+    if (core === undefined) {
+      try {
+        core = createRequire(import.meta.url)('../index.js')
+      } catch {
+        core = null
+      }
+    }
+    return core
+  }
+  const mask = (text) => args.reduce((t, a) => (a.length >= 8 ? t.split(a).join('[argument]') : t), text)
+  return {
+    out: (text) => (load() ? core.redactLine(text, args, false) : mask(text)),
+    err: (text) => (load() ? core.redactLine(text, args, true) : mask(text)),
+  }
+}
 
 const version = () => JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
@@ -76,6 +104,10 @@ async function main(argv) {
   if (cmd === 'board') {
     const { runBoardCommand } = await import('../cli/board-cli.mjs')
     return runBoardCommand(rest, io, help.BOARD_HELP)
+  }
+  if (cmd === 'memory') {
+    const { runMemoryCommand } = await import('../cli/memory-cli.mjs')
+    return runMemoryCommand(rest, io, help.MEMORY_HELP)
   }
   const { runGoalCommand } = await import('../cli/goals-cli.mjs')
   if (cmd === 'statusline') {

@@ -42,6 +42,10 @@ Goals (state folder: GOAL_SYSTEM_STATE_ROOT or ~/.copilot/session-state/goal-sys
 Context board (reusable notes per repository and branch, outliving goals):
   board        list, show, add or prune items (goal-system board --help)
 
+Repository memories (.github/copilot-memories.jsonl, written by the model with your approval):
+  memory       list, show, forget or vote; turn the model's writes or the recall off
+               (goal-system memory --help)
+
 Options:
   -h, --help     this help; goal-system <command> --help for a command's options
   -V, --version  the package version
@@ -339,6 +343,37 @@ Secrets are filtered out of every input before anything is stored.
 The repository is the origin remote (else the repository's top folder; outside git,
 the folder itself) and the branch is the checked-out one ("default" outside git or
 on a detached HEAD).
+
+${EXIT_CODES}`
+export const MEMORY_HELP = `Usage: goal-system memory [list | show ID | forget ID | vote ID up|down [--reason R]]
+                          [--repo DIR] [--json]
+       goal-system memory writes [on|off]
+       goal-system memory recall [on|off]
+
+Lasting lessons about a repository (a convention, a command that works, a trap), kept
+one JSON object a line in .github/copilot-memories.jsonl at the repository's root, so
+they travel with the code and are reviewed in pull requests. The model stores them
+with store_memory and votes on them with vote_memory; the host asks you first (Copilot
+CLI's tool permission, Claude Code's and VS Code's MCP tool approval). At session start
+the most useful ones reach the model within a fixed budget; at each prompt a line names
+the memories and board items the prompt is about.
+
+  list               every memory: id, votes, date, subject, fact (the default)
+  show ID            one memory in full, with its source and its votes' reasons
+  forget ID          remove it from the file (yours alone: the model can only vote)
+  vote ID up|down    your own vote; a memory voted down more than up is no longer shown
+  writes on|off      let the model store and vote memories, or not (asks nothing when off:
+                     its calls are refused); without on|off, print the settings
+  recall on|off      memories at session start and recall lines at each prompt, or not
+
+Forget and the settings work only in your own terminal (the model's shell is refused).
+Secrets are filtered out of every input before anything is stored. You can also edit
+the file by hand: a line that is not a valid memory is moved aside (and reported) at the
+next write, never dropped silently.
+
+  --repo DIR         the repository (any folder inside it); default: the current folder
+  --reason R         why (vote)
+  --json             machine-readable output
 
 ${EXIT_CODES}`
 export const MCP_HELP = `Usage: goal-system mcp

@@ -20,9 +20,11 @@ export function painter(stream, env = process.env) {
 
 /**
  * Output for a command: `out`/`err` write a line; a closed pipe (EPIPE) ends
- * the process quietly with the exit code so far, as a Unix tool does.
+ * the process quietly with the exit code so far, as a Unix tool does. Every
+ * line passes `scrub.out` / `scrub.err` first (the command's own: the core's
+ * redaction, so that no argument it echoes back shows a secret).
  */
-export function makeIo(stdout = process.stdout, stderr = process.stderr) {
+export function makeIo(stdout = process.stdout, stderr = process.stderr, scrub = { out: (t) => t, err: (t) => t }) {
   const quietOnClosedPipe = (err) => {
     if (err?.code === 'EPIPE' || err?.code === 'ERR_STREAM_DESTROYED') process.exit(process.exitCode ?? 0)
     throw err
@@ -30,8 +32,8 @@ export function makeIo(stdout = process.stdout, stderr = process.stderr) {
   stdout.on('error', quietOnClosedPipe)
   stderr.on('error', quietOnClosedPipe)
   return {
-    out: (text) => stdout.write(text + '\n'),
-    err: (text) => stderr.write(text + '\n'),
+    out: (text) => stdout.write(scrub.out(String(text)) + '\n'),
+    err: (text) => stderr.write(scrub.err(String(text)) + '\n'),
     paint: painter(stdout),
     paintErr: painter(stderr),
   }

@@ -57,6 +57,17 @@ const OUR_FILES = [
   'native/goal-hook',
   ...PLACEHOLDERS.map((p) => '${' + p + '}'),
 ]
+/**
+ * The consolidation agent's file in each host, as `npm run gen` writes them from
+ * the core (crates/goal-core/src/memory/consolidate.rs).
+ */
+export const CONSOLIDATOR = {
+  name: 'goal-consolidator',
+  claude: 'adapters/claude/agents/goal-consolidator.md',
+  copilot: 'agents/goal-consolidator.agent.md',
+  vscode: 'adapters/vscode-chat/agents/goal-consolidator.agent.md',
+}
+
 /** The Copilot CLI extension inside the package (the user extension is a shim importing it). */
 export const EXTENSION = 'extension.mjs'
 
@@ -310,6 +321,11 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       kind: 'retired',
       label: 'Copilot CLI skill "goal" of an earlier release (typed /goal, Copilot CLI ran its autopilot instead)',
     })
+    add('copilot-cli', path.join(loc.copilotHome, 'agents', CONSOLIDATOR.copilot.split('/').pop()), {
+      kind: 'text',
+      label: `Copilot CLI custom agent "${CONSOLIDATOR.name}" (/goal consolidate; a copy of ${CONSOLIDATOR.copilot})`,
+      content: markdownCopy(pkg, CONSOLIDATOR.copilot),
+    })
     if (project)
       notes.push(`Copilot CLI is installed at user level (${loc.copilotHome}); --project does not apply to it.`)
   }
@@ -321,6 +337,11 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
     // agent leaves them out (both would run).
     const agentFile = 'adapters/vscode-chat/agents/goal-system.agent.md'
     const agent = markdownCopy(pkg, agentFile, project ? withoutAgentHooks : undefined)
+    const consolidatorVscode = {
+      kind: 'text',
+      label: `VS Code custom agent "${CONSOLIDATOR.name}" (/goal consolidate)`,
+      content: markdownCopy(pkg, CONSOLIDATOR.vscode),
+    }
     if (project) {
       add('vscode', path.join(project, '.vscode', 'mcp.json'), {
         kind: 'json',
@@ -341,6 +362,7 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
         label: 'VS Code workspace custom agent "goal-system"',
         content: agent,
       })
+      add('vscode', path.join(project, '.github', 'agents', CONSOLIDATOR.vscode.split('/').pop()), consolidatorVscode)
     } else {
       add('vscode', path.join(loc.vscodeUser, 'mcp.json'), {
         kind: 'json',
@@ -354,6 +376,7 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
         content: agent,
         requires: [hookRunner],
       })
+      add('vscode', path.join(loc.vscodeUser, 'prompts', CONSOLIDATOR.vscode.split('/').pop()), consolidatorVscode)
       add('vscode', path.join(loc.vscodeUser, 'settings.json'), {
         kind: 'json',
         label: 'VS Code: "chat.useCustomAgentHooks": true (agent-scoped hooks run only with it)',
@@ -385,6 +408,15 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       content: markdownCopy(pkg, 'adapters/claude/commands/goal.md'),
     }
     add('claude', path.join(project ?? loc.claudeDir, project ? '.claude' : '', 'commands', 'goal.md'), command)
+    add(
+      'claude',
+      path.join(project ?? loc.claudeDir, project ? '.claude' : '', 'agents', CONSOLIDATOR.claude.split('/').pop()),
+      {
+        kind: 'text',
+        label: `Claude Code agent "${CONSOLIDATOR.name}" (/goal consolidate)`,
+        content: markdownCopy(pkg, CONSOLIDATOR.claude),
+      },
+    )
     if (project) {
       add('claude', path.join(project, '.claude', 'settings.json'), {
         kind: 'json',

@@ -9,6 +9,7 @@ import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 
+import { claudeWritesDown, spawnAsHost } from '../__test__/helpers.mjs'
 import { platformId } from '../cli/install-native.mjs'
 import { npmDir, root } from './tools.mjs'
 
@@ -111,17 +112,21 @@ test('installed with no Rust on PATH: no build runs, install, doctor and a hook 
   assert.ok(command('Stop').includes(`"${hook}" --host claude Stop`), command('Stop'))
   const cwd = join(base, 'proj')
   mkdirSync(cwd)
+  // As Claude Code runs its hooks, writing the prompt down in its transcript (a user command
+  // counts only from the host).
+  const transcript_path = join(home, '.claude', 'projects', 'proj', 'new-user.jsonl')
   const send = (event, payload) => {
-    const r = sh('/bin/sh', ['-c', command(event)], {
-      input: JSON.stringify({ session_id: 'new-user', cwd, hook_event_name: event, ...payload }),
-      cwd,
-    })
+    const sent = { session_id: 'new-user', cwd, transcript_path, hook_event_name: event, ...payload }
+    const r = spawnAsHost('claude', ['/bin/sh', '-c', command(event)], { input: JSON.stringify(sent), env, cwd })
     assert.equal(r.status, 0, r.stderr)
     assert.equal(r.stderr, '', 'the native hook answered (no fallback)')
-    return JSON.parse(r.stdout)
+    const out = JSON.parse(r.stdout)
+    claudeWritesDown(sent, out)
+    return out
   }
   assert.match(
-    send('UserPromptSubmit', { prompt: '/goal ship the greeting' }).hookSpecificOutput.additionalContext,
+    send('UserPromptSubmit', { prompt: '/goal ship the greeting', prompt_id: 'p-1' }).hookSpecificOutput
+      .additionalContext,
     /opened draft goal/,
   )
   assert.equal(send('Stop', { stop_hook_active: false }).decision, 'block')

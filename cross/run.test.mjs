@@ -3,14 +3,14 @@
 // hooks-file fallback when the native hook is the arm64 one on this x64 machine.
 // Each answer must equal the one this machine's own build gives.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 
+import { claudeWritesDown, spawnAsHost } from '../__test__/helpers.mjs'
 import { hooksFiles } from '../scripts/hooks-files.mjs'
-import { addonOf, arm64Missing, arm64Node, hookOf, qemu, root } from './tools.mjs'
+import { ARM64_SYSROOT, addonOf, arm64Missing, arm64Node, hookOf, qemu, root } from './tools.mjs'
 
 const HOST_HOOK = hookOf(process.arch === 'arm64' ? 'linux-arm64-gnu' : 'linux-x64-gnu')
 const RUNNER = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
@@ -26,15 +26,17 @@ let n = 0
 function freshState() {
   const dir = join(base, `s${++n}`)
   mkdirSync(join(base, 'proj'), { recursive: true })
-  return { root: join(dir, 'goal-system'), cwd: join(base, 'proj') }
+  return { home: dir, root: join(dir, 'goal-system'), cwd: join(base, 'proj') }
 }
 
 /** A short Claude Code session: prompt /goal, a tool call, a stop (blocked while the goal is open). */
-function events(cwd) {
-  const common = { session_id: 'cross-1', cwd }
+function events({ cwd, home }) {
+  // The transcript where Claude Code keeps it: a user command counts once the host wrote it down.
+  const transcript_path = join(home, '.claude', 'projects', 'proj', 'cross-1.jsonl')
+  const common = { session_id: 'cross-1', cwd, transcript_path }
   const ev = (hook_event_name, extra) => [hook_event_name, JSON.stringify({ ...common, hook_event_name, ...extra })]
   return [
-    ev('UserPromptSubmit', { prompt: '/goal the greeting prints twice' }),
+    ev('UserPromptSubmit', { prompt: '/goal the greeting prints twice', prompt_id: 'p-1' }),
     ev('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' } }),
     ev('PostToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: { stdout: 'a' } }),
     ev('Stop', { stop_hook_active: false }),
@@ -51,14 +53,17 @@ const ids = () => {
 function session(runOne) {
   const state = freshState()
   const name = ids()
-  return events(state.cwd).map(([event, input]) => {
-    const r = runOne(event, input, { ...process.env, GOAL_SYSTEM_STATE_ROOT: state.root })
+  return events(state).map(([event, input]) => {
+    const r = runOne(event, input, { ...process.env, HOME: state.home, GOAL_SYSTEM_STATE_ROOT: state.root })
     assert.equal(r.status, 0, `${event}: exit ${r.status} ${r.stderr} ${r.error ?? ''}`)
+    claudeWritesDown(JSON.parse(input), JSON.parse(r.stdout))
     return name(r.stdout)
   })
 }
 
-const spawn = (file, args, input, env) => spawnSync(file, args, { input, env, encoding: 'utf8', timeout: 120_000 })
+/** Run as Claude Code runs a hook command (the goal system takes a user command only from there). */
+const spawn = (file, args, input, env) => spawnAsHost('claude', [file, ...args], { input, env, timeout: 120_000 })
+const underQemu = (args, input, env) => spawn('qemu-aarch64', ['-L', ARM64_SYSROOT, ...args], input, env)
 let expected
 before(() => {
   expected = session((event, input, env) => spawn(HOST_HOOK, ['--host', 'claude', event], input, env))
@@ -70,7 +75,7 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
 
   test('the linux-arm64-gnu hook gives the same answers', () => {
     const got = session((event, input, env) =>
-      qemu([hookOf('linux-arm64-gnu'), '--host', 'claude', event], { input, env }),
+      underQemu([hookOf('linux-arm64-gnu'), '--host', 'claude', event], input, env),
     )
     assert.deepEqual(got, expected)
   })
@@ -80,9 +85,9 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
     const version = qemu([node, '-p', 'process.arch + " " + process.version'])
     assert.equal(version.stdout.trim(), 'arm64 v20.20.2', version.stderr)
     const got = session((event, input, env) =>
-      qemu([node, RUNNER, 'claude', event], {
-        input,
-        env: { ...env, NAPI_RS_NATIVE_LIBRARY_PATH: addonOf('linux-arm64-gnu') },
+      underQemu([node, RUNNER, 'claude', event], input, {
+        ...env,
+        NAPI_RS_NATIVE_LIBRARY_PATH: addonOf('linux-arm64-gnu'),
       }),
     )
     assert.deepEqual(got, expected)
@@ -90,7 +95,7 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
 
   test('the linux-arm64-musl hook (static) gives the same answers', () => {
     const got = session((event, input, env) =>
-      spawn('qemu-aarch64', [hookOf('linux-arm64-musl'), '--host', 'claude', event], input, env),
+      underQemu([hookOf('linux-arm64-musl'), '--host', 'claude', event], input, env),
     )
     assert.deepEqual(got, expected)
   })

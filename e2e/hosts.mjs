@@ -160,6 +160,9 @@ function baseEnv(dirs) {
     XDG_DATA_HOME: dirs.data,
     XDG_STATE_HOME: dirs.state,
     npm_config_cache: path.join(dirs.cache, 'npm'),
+    // A tree's watcher that a hook starts leaves 5 s after its last question
+    // (15 minutes by default), so no run leaves one behind for long.
+    GOAL_SYSTEM_WATCH_IDLE_MS: '5000',
     // No proxies: everything goes to 127.0.0.1.
     NO_PROXY: '*',
     no_proxy: '*',
@@ -328,6 +331,8 @@ export async function runIsolated({
  *        returns true (autopilot `/goal` runs never exit by themselves)
  * @param {string[]} [o.args]      extra CLI arguments
  * @param {boolean} [o.trustFolder=true]  pass --trust-folder (loads .github/hooks etc.)
+ * @param {boolean} [o.allowAllTools=true]  pass --allow-all-tools; false leaves each tool to the
+ *        host's permission rules (give `--allow-tool NAME` in `args`)
  * @param {string} [o.sessionId]   pass --session-id (Copilot refuses it together with
  *        --trust-folder, so it implies trustFolder: false); by default the session id is found
  *        as the new folder under ~/.copilot/session-state
@@ -344,6 +349,7 @@ export async function runCopilot({
   trustFolder,
   sessionId,
   model = 'e2e-model',
+  allowAllTools = true,
 }) {
   if (trustFolder === undefined) trustFolder = !sessionId
   if (trustFolder && sessionId) throw new Error('runCopilot: copilot refuses --session-id with --trust-folder')
@@ -368,7 +374,7 @@ export async function runCopilot({
   const argv = [
     '-p',
     prompt,
-    '--allow-all-tools',
+    ...(allowAllTools ? ['--allow-all-tools'] : []),
     '--no-auto-update',
     ...(sessionId ? ['--session-id', sessionId] : []),
     ...(trustFolder ? ['--trust-folder'] : []),

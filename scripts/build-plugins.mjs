@@ -78,6 +78,8 @@ function claudePlugin() {
     'hooks/hooks.json': json({ description: GENERATED, hooks }),
     '.mcp.json': json({ mcpServers: { goalSystem: { command: 'goal-system', args: ['mcp'] } } }),
     'skills/goal/SKILL.md': skill,
+    // The consolidation agent (`goal-system:goal-consolidator`), as npm run gen writes it from the core.
+    'agents/goal-consolidator.md': read('adapters/claude/agents/goal-consolidator.md'),
     'bin/goal-hook.sh': LAUNCHER,
   }
 }
@@ -97,12 +99,14 @@ function copilotPlugin() {
       hooks: 'hooks.json',
       mcpServers: '.mcp.json',
       skills: 'skills/',
+      agents: 'agents/',
     }),
     'hooks.json': json({ version: template.version ?? 1, hooks }),
     '.mcp.json': json({
       mcpServers: { goalSystem: { type: 'local', command: 'goal-system', args: ['mcp'], tools: ['*'] } },
     }),
     'skills/goal/SKILL.md': read('skills/goal/SKILL.md'),
+    'agents/goal-consolidator.agent.md': read('agents/goal-consolidator.agent.md'),
     'bin/goal-hook.sh': LAUNCHER,
   }
 }

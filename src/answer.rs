@@ -21,7 +21,7 @@ pub struct ToolAnswer<'env> {
 
 /// The model's view of `result`, an addon result of a goal tool or the board.
 #[napi(
-    ts_args_type = "result: OpenResult | StatusResult | UpdateResult | CloseResult | BoardResult"
+    ts_args_type = "result: OpenResult | StatusResult | UpdateResult | CloseResult | BoardResult | MemoryResult"
 )]
 pub fn tool_answer(env: &Env, result: Value) -> Result<ToolAnswer<'_>> {
     let answer = goal_core::answer::answer(&result);

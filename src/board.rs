@@ -1,7 +1,7 @@
 //! The context board (`context_board` tool, `goal-system board`): async for
 //! the tools, `*Sync` for the command. Every rule is in `goal_core::board`.
 
-use goal_core::board::{self, Actor, Outcome, Scope};
+use goal_core::board::{self, Outcome, Scope};
 use goal_core::store::Store;
 use goal_core::GoalError;
 use napi::bindgen_prelude::*;
@@ -20,8 +20,11 @@ pub struct BoardCaller {
     /// True only for the `goal-system board` command in the user's terminal:
     /// items are then the user's, and the user may prune any item.
     pub user: Option<bool>,
-    /// True when the invocation looks like a subagent's: reads only.
+    /// True when the invocation looks like a subagent's: reads only (but the
+    /// consolidation agent, named by `agentType`).
     pub subagent: Option<bool>,
+    /// The host's name for the calling agent (`goal-consolidator` may add and prune).
+    pub agent_type: Option<String>,
     /// Use this branch instead of the checked-out one.
     pub branch: Option<String>,
     /// Override of the goal-system state folder.
@@ -97,14 +100,12 @@ impl From<Outcome> for BoardResult {
 fn run(caller: &BoardCaller, request: &Value) -> std::result::Result<BoardResult, GoalError> {
     let store = crate::store::config_for(caller.state_root.clone()).map(Store::new)?;
     let scope = Scope::detect(&caller.cwd, caller.branch.as_deref())?;
-    let actor = if caller.subagent == Some(true) {
-        Actor::Subagent
-    } else if caller.user == Some(true) && goal_core::authority::user_here() {
+    let actor = goal_core::memory::board_actor(
         // Any process can load the addon and claim to be the user.
-        Actor::User
-    } else {
-        Actor::Agent
-    };
+        caller.user == Some(true) && goal_core::authority::user_here(),
+        caller.subagent == Some(true),
+        caller.agent_type.as_deref().unwrap_or(""),
+    );
     let session = caller.session_id.as_deref().unwrap_or("");
     board::run(&store, &scope, actor, session, request).map(BoardResult::from)
 }

@@ -2,7 +2,6 @@
 //! async function on the libuv pool (file work never blocks the event loop)
 //! and a `*Sync` twin for hooks and scripts.
 
-use goal_core::authority::Role;
 use goal_core::gate::Unmet;
 use goal_core::goals::{self, Caller};
 use goal_core::request::{self, StatusRequest};
@@ -122,14 +121,10 @@ fn prepare(caller: GoalCaller) -> Prepared {
         caller: Caller {
             session_id: caller.session_id,
             cwd: caller.cwd,
-            role: match caller.role.as_deref().and_then(Role::parse) {
-                _ if caller.subagent.unwrap_or(false) => Role::Subagent,
-                // The user's rights only where this process is the user at
-                // their terminal: any process can load the addon and claim them.
-                Some(Role::User) if goal_core::authority::user_here() => Role::User,
-                Some(Role::Subagent) => Role::Subagent,
-                _ => Role::Agent,
-            },
+            role: goal_core::authority::claimed_role(
+                caller.role.as_deref(),
+                caller.subagent.unwrap_or(false),
+            ),
         },
     }
 }

@@ -33,14 +33,7 @@ pub fn run_hook(host: String, event: String, stdin: String) -> HookResult {
 /// The one path of both entry points, as the native hook runs it: the size
 /// cap, lossy UTF-8 and one decision per event.
 fn run_payload(host: &str, event: &str, bytes: &[u8]) -> HookResult {
-    let out = match Host::parse(host) {
-        Some(h) => payload::run_bytes(h, event, bytes),
-        None => {
-            let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
-            out.stderr = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
-            out
-        }
-    };
+    let out = payload::run_named(host, event, bytes);
     HookResult {
         stdout: out.stdout,
         stderr: out.stderr,

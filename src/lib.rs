@@ -8,6 +8,7 @@ pub mod error;
 pub mod goal;
 pub mod hooks;
 pub mod mcp;
+pub mod memory;
 pub mod progress;
 pub mod redact;
 pub mod store;

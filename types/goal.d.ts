@@ -416,6 +416,18 @@ export interface StopGuard {
   totalBlocked: number
 }
 
+/** `store_memory`: remember one lasting fact about this repository. */
+export interface StoreMemoryRequest {
+  /** Where it comes from: file paths with line numbers, or "User input: ..." when the user said it. */
+  citations?: string | null
+  /** One concise, lasting fact a future task in this repository needs (a convention, a command, a trap); not the state of the current task. */
+  fact?: string | null
+  /** Why future tasks need it. */
+  reason?: string | null
+  /** A few words naming what the fact is about (e.g. "test command", "error handling"). */
+  subject?: string | null
+}
+
 /** A tool invocation or hook input as the subagent check reads it (`looksLikeSubagent`): JSON data only. */
 export interface SubagentInvocation {
   /** Marks a subagent when present: a non-empty string, a number, a non-empty object or true. */
@@ -583,6 +595,12 @@ export interface ToolTotals {
 export interface TreeMark {
   digest: string
   entries: number
+  /**
+   * The tree's watcher's mark the kept tree is current at (its instance
+   * and event count): the next hook asks it what changed since. Absent
+   * when no watcher vouched for the tree.
+   */
+  watch?: string | null
 }
 
 /** One unmet condition. */
@@ -668,5 +686,18 @@ export interface UserVoice {
   recordOffset: number
   /** Commands refused because they did not come from the user (newest last, a few). */
   refused?: RefusedCommand[]
+}
+
+/** The vote directions as the tool's schema lists them. */
+export type VoteDirection = "upvote" | "downvote"
+
+/** `vote_memory`: say a stored memory helped, or is wrong or outdated. */
+export interface VoteMemoryRequest {
+  /** upvote when it helped; downvote when it is wrong or outdated. */
+  direction?: VoteDirection | null
+  /** The memory's fact, exactly as it was shown. */
+  fact?: string | null
+  /** Why: what it helped with, or what is wrong with it now. */
+  reason?: string | null
 }
 

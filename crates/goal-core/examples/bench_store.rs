@@ -86,6 +86,7 @@ fn main() {
         "modify (durable update, 3 copies, 2 fsyncs)",
         time(iterations, &mut update),
     );
+    durability_costs(&base, iterations, &mut update);
     stats(
         "load (lock + read 3 copies)",
         time(iterations, || {
@@ -148,4 +149,69 @@ fn main() {
     }
 
     let _ = fs::remove_dir_all(&base);
+}
+
+/// What each of the store's promises costs, measured interleaved with the
+/// floor of `bench/hooks.mjs` (write a 4 KB temp file, fsync it, rename it
+/// over the target): the same plus the folder's fsync (what makes the
+/// rename survive a power cut), the store's whole sequence with plain file
+/// calls (two more copies, each a temp file renamed over, as the store
+/// writes them), and the real `modify` (lock, three reads, seal, writes).
+fn durability_costs(base: &std::path::Path, iterations: usize, update: &mut dyn FnMut()) {
+    use std::io::Write;
+    let dir = base.join("plain");
+    let dirs: Vec<_> = (0..3).map(|i| dir.join(format!("d{i}"))).collect();
+    for d in &dirs {
+        fs::create_dir_all(d).unwrap();
+    }
+    let page = vec![b'x'; 4096];
+    let write = |d: &std::path::Path, sync: bool| {
+        let tmp = d.join(".copy.tmp");
+        let mut f = fs::File::create(&tmp).unwrap();
+        f.write_all(&page).unwrap();
+        if sync {
+            f.sync_all().unwrap();
+        }
+        fs::rename(&tmp, d.join("copy.json")).unwrap();
+    };
+    let sync_dir = |d: &std::path::Path| fs::File::open(d).unwrap().sync_all().unwrap();
+    let names = [
+        "floor: temp, fsync, rename",
+        "+ the folder's fsync",
+        "+ two more copies (the store's sequence)",
+        "the store's modify",
+    ];
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); names.len()];
+    for _ in 0..iterations {
+        let mut timed = |k: usize, f: &mut dyn FnMut()| {
+            let start = Instant::now();
+            f();
+            samples[k].push(start.elapsed());
+        };
+        timed(0, &mut || write(&dirs[0], true));
+        timed(1, &mut || {
+            write(&dirs[0], true);
+            sync_dir(&dirs[0]);
+        });
+        timed(2, &mut || {
+            write(&dirs[1], false);
+            write(&dirs[2], false);
+            write(&dirs[0], true);
+            sync_dir(&dirs[0]);
+        });
+        timed(3, update);
+    }
+    let median = |s: &mut Vec<Duration>| {
+        s.sort();
+        s[s.len() / 2].as_secs_f64() * 1e3
+    };
+    let floor = median(&mut samples[0]);
+    println!("what durability costs, {iterations} interleaved runs (medians):");
+    for (name, s) in names.iter().zip(&mut samples) {
+        let ms = median(s);
+        println!(
+            "  {name:<42} {ms:>8.3} ms  {:>5.2}x the floor's write",
+            ms / floor
+        );
+    }
 }

@@ -27,6 +27,8 @@ pub enum Intent {
         seconds: Option<u64>,
         clear: bool,
     },
+    /// Start the consolidation agent on this session (`/goal consolidate`; memory/).
+    Consolidate,
 }
 
 /// The first line of Copilot CLI's autopilot prompt (seen in 1.0.102).
@@ -116,6 +118,7 @@ fn parse_goal_args(args: &str, kind: &'static str) -> Intent {
             reason_form(rest).map(|reason| Intent::Cancel { reason })
         }
         "pause" => reason_form(rest).map(|reason| Intent::Pause { reason }),
+        "consolidate" if rest.is_empty() => Some(Intent::Consolidate),
         "budget" if rest.is_empty() => Some(Intent::Show),
         "budget" => budget_form(rest),
         _ => None,

@@ -165,6 +165,19 @@ pub fn user_here() -> bool {
         && !chain.iter().skip(1).any(|p| p.host().is_some())
 }
 
+/// The role an addon caller gets for what it claims (`role`, `subagent`):
+/// a subagent stays one, and the user's rights only where this process is the
+/// user at their terminal (`user_here`): any process can load the addon and
+/// claim them. Every addon entry point asks this one function.
+pub fn claimed_role(role: Option<&str>, subagent: bool) -> Role {
+    match role.and_then(Role::parse) {
+        _ if subagent => Role::Subagent,
+        Some(Role::User) if user_here() => Role::User,
+        Some(Role::Subagent) => Role::Subagent,
+        _ => Role::Agent,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -386,12 +386,14 @@ fn modify<T>(
 
 /// Who is asking. The agent writes `agent` items and never prunes the user's;
 /// a subagent only reads; the user (the `goal-system board` command in their
-/// own terminal) writes `user` items and may prune any.
+/// own terminal) writes `user` items and may prune any. The consolidation
+/// agent (a subagent, `memory::consolidate`) writes as the agent does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Actor {
     User,
     Agent,
     Subagent,
+    Consolidator,
 }
 
 /// A `context_board` command, validated.
@@ -588,7 +590,8 @@ pub struct ItemMeta {
     pub updated_at: String,
 }
 
-fn metadata(item: &Item) -> ItemMeta {
+/// An item's metadata (its content left out).
+pub fn metadata(item: &Item) -> ItemMeta {
     ItemMeta {
         src: item.src,
         name: item.name.clone(),
@@ -883,6 +886,17 @@ pub fn context_note(store: &Store, cwd: &str, session_id: &str) -> Option<String
             None
         }
     }
+}
+
+/// The board of `cwd` as it is: no lock, no session's sight counted, no
+/// fault logged (the recall reads it at every prompt; the session start
+/// reports an unreadable board). None when there is none or it is unreadable.
+pub fn peek(store: &Store, cwd: &str) -> Option<Board> {
+    if cwd.is_empty() {
+        return None;
+    }
+    let scope = Scope::detect(cwd, None).ok()?;
+    read(store, &scope).ok().flatten()
 }
 
 /// Append the board's block to a hook's context (once; never fails).

@@ -6,7 +6,31 @@
 //! one takes a handful of faults while a small one never reaches that room
 //! and costs what a plain `Vec` does. Not for long-lived processes (the
 //! addon in Node): there the advice would outlive the buffer on memory the
-//! allocator hands out again, and whole huge pages could fill it.
+//! allocator hands out again, and whole huge pages could fill it. So
+//! [`bytes`] is for the hook's own reads, and [`string`] (what shared code
+//! such as redaction writes into) advises only once the process has said it
+//! is short-lived ([`short_lived`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by [`short_lived`].
+static SHORT_LIVED: AtomicBool = AtomicBool::new(false);
+
+/// Declares this process short-lived (the hook executable: one payload,
+/// then exit), so that [`string`] advises huge pages too.
+pub fn short_lived() {
+    SHORT_LIVED.store(true, Ordering::Relaxed);
+}
+
+/// An empty string with room for `capacity` bytes: advised like [`bytes`]
+/// in a short-lived process, a plain `String` otherwise.
+pub fn string(capacity: usize) -> String {
+    let buffer = String::with_capacity(capacity);
+    if SHORT_LIVED.load(Ordering::Relaxed) {
+        advise(buffer.as_ptr() as usize, buffer.capacity());
+    }
+    buffer
+}
 
 /// The size of a transparent huge page on x86-64 and arm64 Linux.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -47,6 +71,14 @@ mod tests {
         for capacity in [0, 1, 4096, HUGE_PAGE + 1, 5 * HUGE_PAGE + 7] {
             let b = bytes(capacity);
             assert!(b.is_empty() && b.capacity() >= capacity);
+        }
+    }
+
+    #[test]
+    fn strings_are_empty_with_the_room_asked_for() {
+        for capacity in [0, 1, HUGE_PAGE + 1, 5 * HUGE_PAGE + 7] {
+            let s = string(capacity);
+            assert!(s.is_empty() && s.capacity() >= capacity);
         }
     }
 

@@ -19,6 +19,7 @@ pub mod guard;
 pub mod hooks;
 pub mod hosts;
 pub mod integrity;
+pub mod memory;
 pub mod messages;
 pub mod observe;
 pub mod outcome;

@@ -106,6 +106,10 @@ pub fn summary(goal: &Goal) -> String {
             redact::truncate(reason, 500)
         ));
     }
+    for line in voice_lines(goal) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out.push_str(&format!("{}\n", usage_line(goal)));
     let h = &goal.tool_history;
     out.push_str(&format!(
@@ -134,6 +138,26 @@ pub fn summary(goal: &Goal) -> String {
         out.push_str(&format!("Closed at {closed}.\n"));
     }
     out
+}
+
+/// What the user should know of their own voice: a command still being
+/// confirmed against the host's record, and the last commands refused
+/// because they did not come from the user (when, what, why).
+pub fn voice_lines(goal: &Goal) -> Vec<String> {
+    let v = &goal.voice;
+    let pending = v.pending.iter().map(|p| {
+        format!(
+            "User command pending: {} (since {}; confirmed against the host's record at the next hook event)",
+            p.command, p.at
+        )
+    });
+    let refused = v.refused.iter().rev().take(3).map(|r| {
+        format!(
+            "Refused as not from the user: {} at {} ({})",
+            r.command, r.at, r.why
+        )
+    });
+    pending.chain(refused).collect()
 }
 
 /// The note injected into context at session start, on prompts and after

@@ -3,9 +3,11 @@
 //! the output), an interruption, and the runner's own summary in the output.
 //! Only the verdict is kept; the output never reaches the record.
 
-use std::sync::OnceLock;
+mod automata;
+#[cfg(test)]
+mod patterns;
 
-use regex::Regex;
+use automata::Pattern;
 
 /// What a host reported about one finished call, in neutral terms.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -88,102 +90,72 @@ pub fn judge_run(report: &Report, masked: bool) -> Result<(), String> {
 
 /// What an interpreter or the shell prints when a program dies.
 pub fn crash_marker(text: &str) -> Option<String> {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    let pattern = re(
-        &CELL,
-        concat!(
-            r"Traceback \(most recent call last\)|\bpanicked at\b|Segmentation fault|\(core dumped\)",
-            r"|(?i:command not found)|No such file or directory|Unhandled exception",
-            r"|Exception in thread|(?m:^\s*(?:Uncaught )?(?:[A-Z]\w*Error|[A-Z]\w*Exception):)",
-            r"|(?m:^\s*node:internal)|(?m:^\s*fatal error:)",
-        ),
-    );
-    pattern.find(text).map(|m| {
-        format!(
-            "the output says {:?}",
-            crate::redact::truncate(m.as_str().trim(), 40)
-        )
-    })
+    automata::get(Pattern::Crash)
+        .find(text)
+        .map(|m| says(&text[m]))
+}
+
+/// "the output says ..." with the words found, briefly.
+fn says(found: &str) -> String {
+    format!(
+        "the output says {:?}",
+        crate::redact::truncate(found.trim(), 40)
+    )
 }
 
 /// An error line, read only when the exit status cannot be trusted.
 fn error_marker(text: &str) -> Option<String> {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    let pattern = re(
-        &CELL,
-        r"(?m:^\s*(?:error|Error|ERROR|fatal|FATAL)(?:\[\w+\])?:|^\s*FAIL(?:ED)?\b|\bERR!)",
-    );
     crash_marker(text)
         .or_else(|| failure_summary(text))
         .or_else(|| {
-            pattern.find(text).map(|m| {
-                format!(
-                    "the output says {:?}",
-                    crate::redact::truncate(m.as_str().trim(), 40)
-                )
-            })
+            automata::get(Pattern::ErrorLine)
+                .find(text)
+                .map(|m| says(&text[m]))
         })
 }
 
 /// A run that executed no tests (none matched, all skipped or filtered
 /// out): the runner's own words for it, quoted.
 pub fn zero_tests(text: &str) -> Option<String> {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    let pattern = re(
-        &CELL,
-        concat!(
-            // node:test (TAP or spec) with nothing run or nothing passed, TAP's empty plan
-            r"(?m:^\s*(?:#|ℹ)\s*tests\s+0\s*$)|(?m:^\s*(?:#|ℹ)\s*pass\s+0\s*$)|(?m:^\s*1\.\.0\b)",
-            // mocha, jest, vitest, pytest, unittest and bun, rspec, phpunit, dotnet, ctest
-            r"|(?m:^\s*0 passing\b)|No tests found|(?m:^\s*Tests:\s+0 total)|No test files found",
-            r"|(?m:^\s*Tests:\s+(?:\d+ skipped, )?\d+ (?:skipped|todo), \d+ total)",
-            r"|\bcollected 0 items\b|\bno tests ran\b|\bRan 0 tests?\b|\b0 examples, 0 failures",
-            r"|No tests executed|No test is available|Total tests: 0\b|No tests were found",
-            r"|\bno tests to run\b|(?m:^\s*0 pass\s*$)",
-        ),
-    );
-    if let Some(m) = pattern.find(text) {
-        return Some(format!(
-            "{:?}",
-            crate::redact::truncate(m.as_str().trim(), 40)
-        ));
+    if let Some(m) = automata::get(Pattern::ZeroTests).find(text) {
+        return Some(format!("{:?}", crate::redact::truncate(text[m].trim(), 40)));
     }
     // cargo and deno print "running N tests" per binary and a result line each.
-    static RUNNING: OnceLock<Regex> = OnceLock::new();
-    let running = re(&RUNNING, r"(?m)^running (\d+) tests?\s*$");
-    let counts: Vec<u64> = running
-        .captures_iter(text)
-        .filter_map(|c| c[1].parse().ok())
+    // The count is what follows "running " up to its space.
+    let counts: Vec<u64> = automata::get(Pattern::Running)
+        .find_iter(text)
+        .filter_map(|m| text[m]["running ".len()..].split(' ').next()?.parse().ok())
         .collect();
     if !counts.is_empty() && counts.iter().all(|n| *n == 0) {
         return Some("\"running 0 tests\"".into());
     }
-    static RESULT: OnceLock<Regex> = OnceLock::new();
-    let result = re(&RESULT, r"(?m)^test result: \w+\. (\d+) passed");
-    let passed: Vec<u64> = result
-        .captures_iter(text)
-        .filter_map(|c| c[1].parse().ok())
+    // "test result: ok. N passed": the count is the word before " passed".
+    let passed: Vec<u64> = automata::get(Pattern::Result)
+        .find_iter(text)
+        .filter_map(|m| {
+            let head = text[m].strip_suffix(" passed")?;
+            head.rsplit(' ').next()?.parse().ok()
+        })
         .collect();
     if !passed.is_empty() && passed.iter().all(|n| *n == 0) {
         return Some("\"0 passed\"".into());
     }
-    // unittest: every test it ran was skipped.
-    static SKIPPED: OnceLock<Regex> = OnceLock::new();
-    let skipped = re(
-        &SKIPPED,
-        r"(?s)\bRan (\d+) tests?\b.*\bOK \(skipped=(\d+)\)",
-    );
-    if let Some(c) = skipped.captures(text) {
-        if c[1] == c[2] {
-            return Some(format!(
-                "\"Ran {} tests ... OK (skipped={})\"",
-                &c[1], &c[2]
-            ));
+    // unittest: every test it ran was skipped ("Ran N tests ... OK (skipped=N)").
+    if let Some(m) = automata::get(Pattern::Skipped).find(text) {
+        let found = &text[m];
+        let ran = found["Ran ".len()..].split(' ').next().unwrap_or_default();
+        let skipped = found
+            .strip_suffix(')')
+            .and_then(|f| f.rsplit_once('='))
+            .map_or("", |(_, n)| n);
+        if ran == skipped {
+            return Some(format!("\"Ran {ran} tests ... OK (skipped={skipped})\""));
         }
     }
-    static GO: OnceLock<Regex> = OnceLock::new();
-    let go = re(&GO, r"(?m)^(?:ok|\?)\s+\S+.*$");
-    let packages: Vec<&str> = go.find_iter(text).map(|m| m.as_str()).collect();
+    let packages: Vec<&str> = automata::get(Pattern::GoPackage)
+        .find_iter(text)
+        .map(|m| &text[m])
+        .collect();
     if !packages.is_empty() && packages.iter().all(|l| l.contains("[no test files]")) {
         return Some("\"[no test files]\"".into());
     }
@@ -203,29 +175,12 @@ const FAILED_RESULTS: [&str; 9] = [
     "interrupted",
 ];
 
-/// Compiled once per process, with `\b` and `\w` ASCII: over Unicode tables
-/// they made the patterns twice as slow to compile, and each hook is a fresh
-/// process that compiles them again. Every `\b` here sits beside an ASCII
-/// word character of the pattern, where an ASCII boundary is found wherever a
-/// Unicode one is (and beside a non-ASCII letter too), and `\w` is only ever
-/// optional, so a summary is found at least as often as before. `\s`, `\d`
-/// and case folding stay Unicode: "1\u{a0}failed" is a failure.
-fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| {
-        let ascii = pattern
-            .replace(r"\b", r"(?-u:\b)")
-            .replace(r"\w", r"(?-u:\w)");
-        Regex::new(&ascii).expect("valid pattern")
-    })
-}
-
 /// The exit code the closing lines of the output state: Copilot CLI appends
 /// `<shellId: 0 completed with exit code 1>`, Claude Code's failure reads
 /// `Exit code 1`, VS Code's terminal `exited with code 1`, Go `exit status 1`.
 /// Only the last two lines are read, so a test named "exits with exit code 1"
 /// in the middle of a passing run is not taken for the host's verdict.
 pub fn exit_code_in(text: &str) -> Option<i64> {
-    static CELL: OnceLock<Regex> = OnceLock::new();
     let mut last: Vec<&str> = text
         .lines()
         .rev()
@@ -234,44 +189,20 @@ pub fn exit_code_in(text: &str) -> Option<i64> {
         .collect();
     last.reverse();
     let tail = last.join("\n");
-    // Every match starts with "exit"; without it there is nothing to compile.
-    if !tail.to_ascii_lowercase().contains("exit") {
-        return None;
-    }
-    re(
-        &CELL,
-        r"(?i)\bexit(?:ed)?\s+(?:with\s+)?(?:exit\s+)?(?:code|status)\s*:?\s*(-?\d+)",
-    )
-    .captures_iter(&tail)
-    .last()
-    .and_then(|c| c[1].parse().ok())
+    // The code ends the last match: what follows its last space, colon or
+    // letter ("code", "status"; digits are none of these).
+    let m = automata::get(Pattern::ExitCode).find_iter(&tail).last()?;
+    let found = &tail[m];
+    let start = found
+        .char_indices()
+        .rfind(|(_, c)| c.is_whitespace() || *c == ':' || c.is_alphabetic())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    found[start..].parse().ok()
 }
 
 /// A runner's summary that says something failed, quoted briefly.
 pub fn failure_summary(text: &str) -> Option<String> {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    let pattern = re(
-        &CELL,
-        concat!(
-            // "3 failed", "1 failing", "2 failures", "Tests: 1 failed", "Found 3 errors"
-            r"(?i:\b[1-9]\d*\s+(?:tests?\s+)?(?:failed|failing|failures?|errors?)\b)",
-            // dotnet "Failed: 1"
-            r"|(?i:\bfailed:\s*[1-9]\d*)",
-            // cargo "test result: FAILED", pytest "FAILED tests/x.py", unittest "FAILED (failures=1)"
-            r"|\bFAILED\b|\bBUILD FAILURE\b",
-            // go "--- FAIL:" and "FAIL pkg", jest "FAIL src/a.test.js"
-            r"|(?m:^\s*(?:---\s+)?FAIL\b)",
-            // node:test "# fail 2" (TAP) or "ℹ fail 2"; bun " 1 fail", a line
-            // of its own (not "  3 fail-safe checks")
-            r"|(?m:^\s*(?:#|ℹ)\s*fail\s+[1-9]\d*)|(?m:^\s*[1-9]\d*\s+fail\s*$)",
-            // TAP "not ok 3 - ..."
-            r"|(?m:^\s*not ok\b)",
-            r"|npm ERR!|ERR_PNPM_\w*|error Command failed|\bELIFECYCLE\b",
-            // rustc and make
-            r"|error\[E\d+\]|error: could not compile|(?m:^make(?:\[\d+\])?: \*\*\*)",
-            r"|(?i:command not found)",
-        ),
-    );
+    let pattern = automata::get(Pattern::Failure);
     // A passing test's own line ("✓ reports 2 errors") is not a summary.
     let passed_line = |line: &str| {
         let t = line.trim_start();
@@ -282,13 +213,7 @@ pub fn failure_summary(text: &str) -> Option<String> {
     };
     text.lines()
         .filter(|line| !passed_line(line))
-        .find_map(|line| pattern.find(line))
-        .map(|m| {
-            format!(
-                "the output says {:?}",
-                crate::redact::truncate(m.as_str().trim(), 40)
-            )
-        })
+        .find_map(|line| pattern.find(line).map(|m| says(&line[m])))
 }
 
 #[cfg(test)]

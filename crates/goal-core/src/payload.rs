@@ -32,8 +32,41 @@ pub fn run_bytes(host: Host, event_name: &str, bytes: &[u8]) -> HookOutput {
     run_bytes_with(host, event_name, bytes, StoreConfig::from_env())
 }
 
+/// [`run_bytes`] for a host named by the caller (`copilot-cli`, `vscode`,
+/// ...): an unknown name allows and says so.
+pub fn run_named(host: &str, event_name: &str, bytes: &[u8]) -> HookOutput {
+    match Host::parse(host) {
+        Some(h) => run_bytes(h, event_name, bytes),
+        None => {
+            let mut out = hooks::run(Host::CopilotCli, "unknown", "{}");
+            let note = format!("goal-system hook: unknown host \"{host}\"; allowing\n");
+            out.stderr = crate::redact::echoing(&note, &[host], true);
+            out
+        }
+    }
+}
+
 /// [`run_bytes`] with an explicit store configuration.
 pub fn run_bytes_with(
+    host: Host,
+    event_name: &str,
+    bytes: &[u8],
+    config: Result<StoreConfig>,
+) -> HookOutput {
+    for_host(decide_bytes(host, event_name, bytes, config))
+}
+
+/// What a hook prints, as both front ends print it: its stderr redacted
+/// like every error text, so a note that quotes what it read (a state copy
+/// of the wrong shape quoting its value, an argument) shows no secret.
+fn for_host(mut out: HookOutput) -> HookOutput {
+    if !out.stderr.is_empty() {
+        out.stderr = crate::redact::for_message(&out.stderr);
+    }
+    out
+}
+
+fn decide_bytes(
     host: Host,
     event_name: &str,
     bytes: &[u8],

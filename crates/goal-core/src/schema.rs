@@ -29,7 +29,9 @@ use crate::request::{
 };
 use crate::tools::GOAL_TOOLS;
 
+mod memory;
 mod typescript;
+pub use memory::memory_tool_definitions;
 pub use typescript::typescript;
 
 /// Host names `runHook` accepts (each parses to a host; a test holds it).
@@ -409,6 +411,13 @@ pub fn mcp_tool_definitions() -> Vec<ToolDefinition> {
         board_tool_definition(),
         caller["required"].as_array().cloned().unwrap_or_default(),
     ));
+    // The memory tools need the cwd (its repository); the session, when given, is the source.
+    for def in memory_tool_definitions() {
+        defs.push(with_caller(
+            def,
+            caller["required"].as_array().cloned().unwrap_or_default(),
+        ));
+    }
     defs
 }
 
@@ -529,6 +538,14 @@ pub fn bundle() -> Value {
             root::<IssueResolutionInput>(&mut in_gen),
         ),
         ("BoardRequest", root::<BoardRequest>(&mut in_gen)),
+        (
+            "StoreMemoryRequest",
+            root::<crate::memory::record::StoreMemoryRequest>(&mut in_gen),
+        ),
+        (
+            "VoteMemoryRequest",
+            root::<crate::memory::record::VoteMemoryRequest>(&mut in_gen),
+        ),
         ("McpCaller", root::<McpCaller>(&mut in_gen)),
     ];
     for (name, schema) in inputs {
@@ -602,7 +619,7 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
                 .collect(),
         )
     };
-    vec![
+    let mut files = vec![
         ("schema/goal-system.schema.json", pretty(&bundle())),
         ("schema/goal-tools.json", pretty(&list(tool_definitions()))),
         (
@@ -610,7 +627,9 @@ pub fn generated_files() -> Vec<(&'static str, String)> {
             pretty(&list(mcp_tool_definitions())),
         ),
         ("types/goal.d.ts", typescript()),
-    ]
+    ];
+    files.extend(crate::memory::consolidate::agent_files());
+    files
 }
 
 #[cfg(test)]
@@ -755,6 +774,10 @@ mod tests {
         let names: Vec<&str> = defs.iter().map(|d| d.name).collect();
         assert_eq!(names[..4], GOAL_TOOLS);
         assert_eq!(names[4], board::TOOL_NAME);
+        assert_eq!(
+            names[5..],
+            [crate::memory::STORE_TOOL, crate::memory::VOTE_TOOL]
+        );
         for def in &defs {
             let props = &def.input_schema["properties"];
             assert!(
@@ -765,7 +788,7 @@ mod tests {
             assert!(props["cwd"]["description"].is_string(), "{}", def.name);
             let required = def.input_schema["required"].as_array().unwrap();
             assert!(required.contains(&json!("cwd")), "{}", def.name);
-            let goal_tool = def.name != board::TOOL_NAME;
+            let goal_tool = GOAL_TOOLS.contains(&def.name);
             assert_eq!(
                 required.contains(&json!("sessionId")),
                 goal_tool,

@@ -58,14 +58,26 @@ fn sh(command: &'static str, output: &'static str) -> Step {
 }
 
 struct Project {
-    _base: TempDir,
+    base: TempDir,
     root: PathBuf,
     config: StoreConfig,
     host: H,
+    /// The tree's watcher, when the flow runs with one (in a thread).
+    watcher: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        // Its tree and folder gone, the watcher leaves.
+        let _ = fs::remove_dir_all(&self.base.0);
+        if let Some(watcher) = self.watcher.take() {
+            watcher.join().unwrap();
+        }
+    }
 }
 
 impl Project {
-    fn new(host: H, files: &[(&str, &str)]) -> Project {
+    fn new(host: H, files: &[(&str, &str)], watched: bool) -> Project {
         let base = temp_dir(&format!("evidence-{host:?}"));
         let root = base.0.join("project");
         for (path, body) in files {
@@ -78,13 +90,46 @@ impl Project {
         let state = base.0.join("session-state");
         let mut config = StoreConfig::new(&state, state.join("goal-system"));
         config.claude_dirs = vec![base.0.join("home/.claude")];
-        Project {
+        let mut project = Project {
             root,
             config,
             host,
-            _base: base,
+            base,
+            watcher: None,
+        };
+        if watched {
+            project.watch();
+        }
+        project
+    }
+
+    /// Start the tree's watcher and wait until it answers.
+    #[cfg(target_os = "linux")]
+    fn watch(&mut self) {
+        use goal_core::observe::{self, watch, watcher};
+        let store = self.store();
+        let options = watcher::Options {
+            excluded: observe::excluded(&store, &self.root),
+            name: watch::name(&self.root),
+            dir: store.private_folder(watch::FOLDER).unwrap(),
+            root: self.root.clone(),
+            idle: std::time::Duration::from_secs(60),
+        };
+        self.watcher = Some(std::thread::spawn(move || {
+            watcher::run(options).unwrap();
+        }));
+        let start = std::time::Instant::now();
+        while !matches!(
+            watch::look(&store, &self.root, None),
+            watch::Look::Walk { .. }
+        ) {
+            assert!(start.elapsed().as_secs() < 10, "the watcher never answered");
+            std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
+
+    #[cfg(not(target_os = "linux"))]
+    fn watch(&mut self) {}
 
     fn cwd(&self) -> String {
         self.root.to_string_lossy().into_owned()
@@ -329,12 +374,62 @@ impl Project {
     }
 }
 
+/// Run a flow twice, walking the tree and with the tree's watcher: the
+/// decisions and the recorded history must be the same.
 fn flow(host: H, files: &[(&str, &str)], steps: &[Step]) -> goals::Closed {
-    let p = Project::new(host, files);
+    let (walked, walked_root) = flow_once(host, files, steps, false);
+    if cfg!(target_os = "linux") {
+        let before = goal_core::observe::watch::vouched_here();
+        let (watched, watched_root) = flow_once(host, files, steps, true);
+        // An edit always asks it (reads never do, and close always walks).
+        let asks = steps
+            .iter()
+            .any(|s| matches!(s, Step::Edit(..) | Step::Outside(..)));
+        assert!(
+            !asks || goal_core::observe::watch::vouched_here() > before,
+            "the watcher answered no hook"
+        );
+        assert_eq!(
+            comparable(&walked, &walked_root),
+            comparable(&watched, &watched_root),
+            "{host:?}: the same flow with the watcher decided or recorded otherwise"
+        );
+    }
+    walked
+}
+
+fn flow_once(
+    host: H,
+    files: &[(&str, &str)],
+    steps: &[Step],
+    watched: bool,
+) -> (goals::Closed, String) {
+    let p = Project::new(host, files, watched);
     p.prompt("make greet.sh print hello twice");
     p.activate();
     p.run(steps);
-    p.close()
+    (p.close(), p.cwd())
+}
+
+/// What a flow decided and recorded, without times, the kept tree's mark
+/// and the project's own folder (each run has its own).
+fn comparable(closed: &goals::Closed, root: &str) -> Value {
+    let mut history = serde_json::to_value(&closed.goal.tool_history).unwrap();
+    history.as_object_mut().unwrap().remove("tree");
+    for event in history["recent"].as_array_mut().into_iter().flatten() {
+        let event = event.as_object_mut().unwrap();
+        event.remove("at");
+        event.remove("atMs");
+        // A hash of the call's arguments, which hold the project's folder.
+        event.remove("key");
+    }
+    if let Some(v) = history["lastVerification"].as_object_mut() {
+        v.remove("at");
+    }
+    let unmet: Vec<String> = closed.unmet.iter().map(|u| u.message.clone()).collect();
+    let text = json!({"closed": closed.closed, "unmet": unmet, "history": history}).to_string();
+    let base = Path::new(root).parent().unwrap().to_string_lossy();
+    serde_json::from_str(&text.replace(&*base, "<base>")).unwrap()
 }
 
 fn assert_closes(name: &str, host: H, closed: &goals::Closed) {

@@ -6,6 +6,11 @@
 //! `goal-hook statusline` prints the session's goal line for Claude Code's
 //! status bar (goal_core::progress::statusline), for the same reason: it runs
 //! on every refresh.
+//!
+//! `goal-hook watch ... -- <tree>` is the tree's watcher (Linux): started by
+//! a hook in the background when it had to walk the goal's tree, it answers
+//! later hooks which paths changed (goal_core::observe::watcher). Never run
+//! by hand; `GOAL_SYSTEM_WATCH=off` stops hooks from starting it.
 
 use std::io::{Read, Write};
 
@@ -34,11 +39,59 @@ fn statusline() {
     }
 }
 
-fn main() {
-    if std::env::args().nth(1).as_deref() == Some("statusline") {
-        statusline();
-        return;
+/// The watcher of one tree, until idle: `watch --state-root <dir>
+/// --session-state <dir> --idle-ms <n> -- <tree>`. Quiet whatever happens.
+fn watch(args: impl Iterator<Item = String>) {
+    use goal_core::observe::{self, watch};
+    let (mut state_root, mut session_state, mut idle, mut root) = (None, None, watch::idle(), None);
+    let mut args = args.peekable();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--state-root" => state_root = args.next(),
+            "--session-state" => session_state = args.next(),
+            "--idle-ms" => {
+                if let Some(ms) = args.next().and_then(|v| v.parse().ok()) {
+                    idle = std::time::Duration::from_millis(ms);
+                }
+            }
+            "--" => root = args.next(),
+            _ => {}
+        }
     }
+    let (Some(state_root), Some(session_state), Some(root)) = (state_root, session_state, root)
+    else {
+        return;
+    };
+    let store = goal_core::store::Store::new(goal_core::store::StoreConfig::new(
+        session_state,
+        state_root,
+    ));
+    let root = std::path::PathBuf::from(root);
+    let Ok(dir) = store.private_folder(watch::FOLDER) else {
+        return;
+    };
+    #[cfg(target_os = "linux")]
+    let _ = observe::watcher::run(observe::watcher::Options {
+        excluded: observe::excluded(&store, &root),
+        name: watch::name(&root),
+        root,
+        dir,
+        idle,
+    });
+    #[cfg(not(target_os = "linux"))]
+    let _ = (dir, idle, root);
+}
+
+fn main() {
+    match std::env::args().nth(1).as_deref() {
+        Some("statusline") => return statusline(),
+        Some("watch") => return watch(std::env::args().skip(2)),
+        _ => {}
+    }
+    // One payload, then exit: big buffers may take huge pages (not the watcher, which stays).
+    goal_core::buffer::short_lived();
+    // This executable starts the tree's watcher when a hook had to walk.
+    goal_core::observe::watch::set_launcher(None);
     let mut host = Host::CopilotCli;
     let mut event = String::new();
     let mut args = std::env::args().skip(1);

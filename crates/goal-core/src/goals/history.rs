@@ -12,7 +12,8 @@ use crate::clock;
 use crate::error::Result;
 use crate::evidence::{self, Context, Judged, Observed};
 use crate::hooks::ToolCall;
-use crate::observe::{self, Diff, TreeState, Walked};
+use crate::observe::watch::{self, Look};
+use crate::observe::{self, is_under, Diff, Limits, Scope, TreeState, Walked};
 use crate::outcome::Report;
 use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind};
 use crate::redact;
@@ -28,8 +29,10 @@ const MAX_DOCS: usize = 16;
 /// Characters of a run's output kept as evidence.
 const OUTPUT_TAIL: usize = 400;
 
-/// The goal's working tree during one event: the kept state loaded on first
-/// use, walked at most once, saved back with its mark in the goal.
+/// The goal's working tree during one event: observed at most once (the
+/// tree's watcher asked what changed and those paths read again, or a walk),
+/// the kept state loaded only when something changed, and saved back with
+/// its mark in the goal.
 pub struct Tree<'a> {
     store: &'a Store,
     session: String,
@@ -37,7 +40,13 @@ pub struct Tree<'a> {
     state: Option<TreeState>,
     loaded: bool,
     walked: bool,
+    /// The kept state changed: its side file is written again.
     dirty: bool,
+    /// The watcher's mark to keep, when one was asked (`Some(None)`: none
+    /// vouches for the tree now).
+    mark: Option<Option<String>>,
+    /// Walk, whatever the watcher would say (see [`Tree::exact`]).
+    exact: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -50,7 +59,18 @@ impl<'a> Tree<'a> {
             loaded: false,
             walked: false,
             dirty: false,
+            mark: None,
+            exact: false,
         }
+    }
+
+    /// Observe by walking only: for the completion gate, which decides on
+    /// what the tree holds now, not on what a watcher could see change (a
+    /// file written through a hard link from outside the tree, or through a
+    /// shared memory map, gives no event).
+    pub fn exact(mut self) -> Tree<'a> {
+        self.exact = true;
+        self
     }
 
     fn kept(&mut self, goal: &Goal) -> Option<&mut TreeState> {
@@ -61,69 +81,188 @@ impl<'a> Tree<'a> {
         self.state.as_mut()
     }
 
-    /// Walk the tree now and compare it with the kept one. Without a kept
-    /// tree (the goal's first observation, a damaged cache) the walk becomes
-    /// the new baseline and the words decide this time.
+    /// Observe the tree now and compare it with the kept one. The watcher is
+    /// asked first; when it cannot vouch, the tree is walked (and a watcher
+    /// started for next time). Without a kept tree (the goal's first
+    /// observation, a damaged cache) the walk becomes the new baseline and
+    /// the words decide this time.
     pub fn walk(&mut self, goal: &Goal) -> Observed {
         if self.walked {
             // Calls of one event run together: the first saw what they did.
             return self.quiet(goal);
         }
         self.walked = true;
+        let kept = goal
+            .tool_history
+            .tree
+            .as_ref()
+            .and_then(|t| t.watch.as_deref());
+        let store = self.store;
+        let scope = || observe::goal_scope(store, &goal.cwd);
+        if self.exact {
+            return self.walk_all(goal, &scope()).0;
+        }
+        match watch::look(self.store, &self.root, kept) {
+            Look::Changed { mark, paths, .. } => {
+                self.mark = Some(Some(mark));
+                if paths.is_empty() {
+                    // Nothing changed since the kept tree (`kept` implies one).
+                    return Observed::Tree(Diff::default());
+                }
+                let root = self.root.clone();
+                if let Some(state) = self.kept(goal) {
+                    if let Ok(diff) = state.refresh_seen(&root, scope, &paths) {
+                        self.dirty = true;
+                        return Observed::Tree(diff);
+                    }
+                }
+                self.walk_all(goal, &scope()).0
+            }
+            Look::Walk { mark } => {
+                self.mark = Some(Some(mark));
+                self.walk_all(goal, &scope()).0
+            }
+            Look::TooBig => {
+                self.mark = Some(None);
+                self.give_up()
+            }
+            Look::Unavailable { start } => {
+                self.mark = Some(None);
+                let (observed, walked) = self.walk_all(goal, &scope());
+                if start && walked {
+                    watch::start(self.store, &self.root);
+                }
+                observed
+            }
+        }
+    }
+
+    /// Walk the whole tree; also says whether the walk reached the tree
+    /// (a watcher can help next time).
+    fn walk_all(&mut self, goal: &Goal, scope: &Scope) -> (Observed, bool) {
         self.dirty = true;
-        let walked = observe::walk_goal_tree(self.store, &goal.cwd);
-        let root = self.root.clone();
-        match walked {
-            Walked::Tree(now) => match self.kept(goal) {
-                Some(state) => Observed::Tree(state.advance(&root, now)),
-                None => {
-                    self.state = Some(TreeState::new(now));
-                    Observed::Words
+        match scope.walk(Limits::default()) {
+            Walked::Tree(now) => {
+                let root = self.root.clone();
+                let observed = match self.kept(goal) {
+                    Some(state) => Observed::Tree(state.advance(&root, now)),
+                    None => {
+                        self.state = Some(TreeState::new(now));
+                        Observed::Words
+                    }
+                };
+                (observed, true)
+            }
+            Walked::TooBig | Walked::TooSlow => (self.give_up(), true),
+            Walked::Failed(_) => (self.give_up(), false),
+        }
+    }
+
+    /// The tree cannot be observed: no kept state, the words decide.
+    fn give_up(&mut self) -> Observed {
+        self.dirty = true;
+        self.state = None;
+        self.loaded = true;
+        Observed::Words
+    }
+
+    /// A tool wrote `paths`: they are read again, no walk. With the tree's
+    /// watcher, only those it saw change (or a new folder holding them) are,
+    /// as it vouches for them; its mark stays, since what else changed is
+    /// the next walk's to see.
+    fn patch(&mut self, goal: &Goal, paths: &[String]) -> Observed {
+        let kept = goal
+            .tool_history
+            .tree
+            .as_ref()
+            .and_then(|t| t.watch.as_deref());
+        if let (Some(kept), false) = (kept, self.exact) {
+            if let Look::Changed {
+                paths: seen, mark, ..
+            } = watch::look(self.store, &self.root, Some(kept))
+            {
+                let related = |p: &String, s: &String| s == p || is_under(p, s) || is_under(s, p);
+                let wanted: Vec<String> = paths
+                    .iter()
+                    .filter(|p| seen.iter().any(|s| related(p, s)))
+                    .cloned()
+                    .collect();
+                // Nothing else changed: once these are read, the tree is as
+                // of the new mark.
+                if seen.iter().all(|s| paths.iter().any(|p| related(p, s))) {
+                    self.mark = Some(Some(mark));
+                }
+                if wanted.is_empty() {
+                    return self.quiet(goal);
+                }
+                let (root, store) = (self.root.clone(), self.store);
+                let scope = || observe::goal_scope(store, &goal.cwd);
+                if let Some(state) = self.kept(goal) {
+                    if let Ok(diff) = state.refresh_seen(&root, scope, &wanted) {
+                        self.dirty = true;
+                        return Observed::Tree(diff);
+                    }
+                }
+            }
+        }
+        let scope = observe::goal_scope(self.store, &goal.cwd);
+        match self.kept(goal) {
+            Some(state) => match state.refresh(&scope, paths) {
+                Ok(diff) => {
+                    self.dirty = true;
+                    Observed::Tree(diff)
+                }
+                Err(_) => {
+                    self.walked = true;
+                    self.walk_all(goal, &scope).0
                 }
             },
-            Walked::TooBig | Walked::TooSlow | Walked::Failed(_) => {
-                self.state = None;
-                self.loaded = true;
-                Observed::Words
-            }
-        }
-    }
-
-    /// A tool wrote `paths`: their entries are read again, no walk.
-    fn patch(&mut self, goal: &Goal, paths: &[String]) -> Observed {
-        let root = self.root.clone();
-        match self.kept(goal) {
-            Some(state) => {
-                let diff = state.patch(&root, paths);
-                self.dirty = true;
-                Observed::Tree(diff)
-            }
             None => Observed::Words,
         }
     }
 
-    /// A call that cannot change files: nothing changed, if the tree is known.
+    /// A call that cannot change files: nothing changed, if the tree is
+    /// known (kept, or vouched for by its mark without being read).
     fn quiet(&mut self, goal: &Goal) -> Observed {
-        match self.kept(goal) {
-            Some(_) => Observed::Tree(Diff::default()),
-            None => Observed::Words,
+        let known = match self.loaded {
+            true => self.state.is_some(),
+            false => goal.tool_history.tree.is_some(),
+        };
+        match known {
+            true => Observed::Tree(Diff::default()),
+            false => Observed::Words,
         }
     }
 
-    fn add_outputs(&mut self, paths: &[String]) {
-        if let Some(state) = self.state.as_mut() {
+    fn add_outputs(&mut self, goal: &Goal, paths: &[String]) {
+        if let Some(state) = self.kept(goal) {
             state.add_outputs(paths);
             self.dirty = true;
         }
     }
 
-    /// Keep the state for the next event and put its mark in the goal.
+    /// Keep the state for the next event and put its mark in the goal. A
+    /// mark stays good across any later re-read or walk: what changed after
+    /// it is still reported, and reading it again changes nothing.
     pub fn save(self, goal: &mut Goal) -> Result<()> {
+        let previous = goal
+            .tool_history
+            .tree
+            .as_ref()
+            .and_then(|t| t.watch.clone());
+        let watch = self.mark.unwrap_or(previous);
         if !self.dirty {
+            if let Some(tree) = goal.tool_history.tree.as_mut() {
+                tree.watch = watch;
+            }
             return Ok(());
         }
         goal.tool_history.tree = match &self.state {
-            Some(state) => Some(observe::save(self.store, &self.session, state)?),
+            Some(state) => {
+                let mut mark = observe::save(self.store, &self.session, state)?;
+                mark.watch = watch;
+                Some(mark)
+            }
             None => None,
         };
         Ok(())
@@ -187,7 +326,7 @@ pub fn record_tool(
         },
     );
     if !judged.outputs.is_empty() {
-        tree.add_outputs(&judged.outputs);
+        tree.add_outputs(goal, &judged.outputs);
     }
     let how = match observed {
         Observed::Tree(_) => "tree",

@@ -476,7 +476,7 @@ pub fn close(store: &Store, caller: &Caller, req: &Value) -> Result<Closed> {
                     // The tree as it is now: a change since the last observed
                     // call (by anyone) comes after every verification so far.
                     let before = goal.tool_history.clone();
-                    let mut tree = Tree::new(store, &goal);
+                    let mut tree = Tree::new(store, &goal).exact();
                     history::observe_between(&mut tree, &mut goal, "seen at close", now_ms);
                     tree.save(&mut goal)?;
                     let observed = goal.tool_history != before;

@@ -8,6 +8,7 @@
 //! the fault log.
 
 mod compact;
+mod memory;
 mod prompt;
 mod protocol;
 mod stop;
@@ -173,7 +174,11 @@ pub fn decide(
     if event == Event::SubagentStart {
         return Ok((
             Decision {
-                context: Some(messages::subagent_boundary().to_string()),
+                // The consolidation agent gets its brief instead (memory/).
+                context: Some(
+                    memory::subagent_start(store, &payload)
+                        .unwrap_or_else(|| messages::subagent_boundary().to_string()),
+                ),
                 ..Decision::default()
             },
             None,
@@ -292,6 +297,8 @@ pub fn decide(
             &caller.session_id,
         );
     }
+    // Memories at session start, recall at each prompt, the offer to consolidate (memory/).
+    memory::annotate(store, event, &caller, &payload, &mut decision);
     let note = match (note, warnings.is_empty()) {
         (note, true) => note,
         (None, false) => Some(warnings.join("; ")),

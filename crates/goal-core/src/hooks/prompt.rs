@@ -81,9 +81,11 @@ fn is_host_notice(prompt: &str) -> bool {
     prompt.trim_start().starts_with("<system_notification>")
 }
 
-/// Which intents change the goal, and so need the user's own voice.
+/// Which intents change the goal, and so need the user's own voice. The
+/// consolidation agent's launch order changes none: the agent may start that
+/// agent itself.
 fn needs_voice(intent: &Intent) -> bool {
-    !matches!(intent, Intent::None | Intent::Show)
+    !matches!(intent, Intent::None | Intent::Show | Intent::Consolidate)
 }
 
 /// Copilot CLI drops `--` from `/goal pause -- back after lunch` and hands
@@ -317,6 +319,13 @@ fn run_intent(
             );
             Ok((context(text), None))
         }
+        // The consolidation agent's launch order for the main agent (memory/).
+        Intent::Consolidate => Ok((
+            context(crate::memory::messages::consolidate_command(
+                &caller.session_id,
+            )),
+            None,
+        )),
         Intent::None => {
             let Some(goal) = load_goal(store, caller)? else {
                 return Ok((Decision::default(), None));

@@ -145,6 +145,13 @@ pub struct Payload {
     pub stop_reason: String,
     /// The host's id of a prompt (Claude Code's `prompt_id`).
     pub prompt_id: String,
+    /// Who the host says a prompt came from (Claude Code's UserPromptSubmit
+    /// `source`: `user`, `sdk`, `system`, `loop_wakeup`, ...), when given.
+    pub source: String,
+    /// The host's name for the (sub)agent: Claude Code's and VS Code's
+    /// `agent_type`, Copilot CLI's `agentType` / `agentName` (memory/ reads it
+    /// to recognise the consolidation agent).
+    pub agent_type: String,
 }
 
 fn str_field<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
@@ -238,6 +245,10 @@ pub fn read_payload(value: &Value) -> Payload {
         .unwrap_or("")
         .to_string(),
         prompt_id: str_field(obj, &["prompt_id", "promptId"])
+            .unwrap_or("")
+            .to_string(),
+        source: str_field(obj, &["source"]).unwrap_or("").to_string(),
+        agent_type: str_field(obj, &["agent_type", "agentType", "agentName", "agent_name"])
             .unwrap_or("")
             .to_string(),
     }

@@ -24,7 +24,10 @@ pub(super) fn refusal(store: &Store, payload: &Payload) -> Option<String> {
             if tools::goal_tool(&call.name).is_some() {
                 return Some(messages::subagent_goal_tool_refusal(&call.name));
             }
-            if let Some(refusal) = crate::board::subagent_refusal(&call.name, &call.args) {
+            // Board and memory writes (the consolidation agent may add, prune, store: memory/).
+            if let Some(refusal) =
+                crate::memory::subagent_refusal(&payload.agent_type, &call.name, &call.args)
+            {
                 return Some(refusal);
             }
         }

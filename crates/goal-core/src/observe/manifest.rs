@@ -55,9 +55,17 @@ pub struct Manifest {
 }
 
 /// Path order: component by component, so a folder comes right before what
-/// it holds (the order the walk lists them in).
+/// it holds (the order the walk lists them in). That is byte order with `/`
+/// below every other byte: where two paths first differ, a `/` ends the
+/// shorter component.
 pub fn cmp_path(a: &str, b: &str) -> Ordering {
-    a.split('/').cmp(b.split('/'))
+    let key = |c: u8| if c == b'/' { 0 } else { c };
+    for (x, y) in a.bytes().zip(b.bytes()) {
+        if x != y {
+            return key(x).cmp(&key(y));
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// What changed between two manifests.
@@ -126,7 +134,35 @@ pub fn diff(before: &Manifest, after: &Manifest) -> Diff {
     out
 }
 
+/// Is `path` inside the folder `folder`?
+pub fn is_under(path: &str, folder: &str) -> bool {
+    path.strip_prefix(folder)
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+impl Diff {
+    /// Add `other`'s paths (a later, disjoint part of the tree).
+    pub fn extend(&mut self, other: Diff) {
+        self.added.extend(other.added);
+        self.modified.extend(other.modified);
+        self.removed.extend(other.removed);
+    }
+}
+
 impl Manifest {
+    /// The entries at and under `path`: they sit together, right where
+    /// `path` is or would be.
+    pub fn subtree(&self, path: &str) -> std::ops::Range<usize> {
+        let start = self
+            .entries
+            .partition_point(|e| cmp_path(&e.path, path) == Ordering::Less);
+        let len = self.entries[start..]
+            .iter()
+            .take_while(|e| e.path == path || is_under(&e.path, path))
+            .count();
+        start..start + len
+    }
+
     pub fn get(&self, path: &str) -> Option<&Entry> {
         self.entries
             .binary_search_by(|e| cmp_path(&e.path, path))
@@ -151,24 +187,36 @@ impl Manifest {
     }
 }
 
-/// The binary form: a magic line, then length-prefixed sections.
-const MAGIC: &[u8] = b"goal-system tree 1\n";
+/// The binary form: a magic line, then sections. A path is written as the
+/// bytes it shares with the one before and the rest; numbers as
+/// variable-length integers, times as the difference from the entry before
+/// (files written together have close times): a third of the fixed-width
+/// form, which is read and rewritten whenever the tree changed.
+const MAGIC: &[u8] = b"goal-system tree 2\n";
 
 pub(super) struct Writer(pub Vec<u8>);
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
 
 impl Writer {
     pub fn new() -> Writer {
         Writer(MAGIC.to_vec())
     }
-    pub fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub fn i64(&mut self, v: i64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
+    pub fn u64(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.0.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
     }
     pub fn text(&mut self, s: &str) {
-        self.u64(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
+        self.bytes(s.as_bytes());
     }
     pub fn bytes(&mut self, b: &[u8]) {
         self.u64(b.len() as u64);
@@ -176,13 +224,18 @@ impl Writer {
     }
     pub fn manifest(&mut self, m: &Manifest) {
         self.u64(m.entries.len() as u64);
+        let (mut path, mut mtime, mut ctime): (&[u8], i64, i64) = (b"", 0, 0);
         for e in &m.entries {
-            self.text(&e.path);
+            let here = e.path.as_bytes();
+            let shared = path.iter().zip(here).take_while(|(a, b)| a == b).count();
+            self.u64(shared as u64);
+            self.bytes(&here[shared..]);
             self.0.push(e.kind as u8);
             self.u64(e.size);
-            self.i64(e.mtime);
-            self.i64(e.ctime);
+            self.u64(zigzag(e.mtime.wrapping_sub(mtime)));
+            self.u64(zigzag(e.ctime.wrapping_sub(ctime)));
             self.u64(e.ino);
+            (path, mtime, ctime) = (here, e.mtime, e.ctime);
         }
     }
 }
@@ -203,12 +256,16 @@ impl<'a> Reader<'a> {
         })
     }
     pub fn u64(&mut self) -> Option<u64> {
-        self.take(8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-    }
-    pub fn i64(&mut self) -> Option<i64> {
-        self.take(8)
-            .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self.bytes.first()?;
+            self.bytes = &self.bytes[1..];
+            v |= u64::from(b & 0x7f).checked_shl(shift)?;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
     }
     pub fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.u64()?).ok()?;
@@ -223,30 +280,43 @@ impl<'a> Reader<'a> {
         (n.checked_mul(min)? <= self.bytes.len()).then_some(n)
     }
     pub fn manifest(&mut self) -> Option<Manifest> {
-        let n = self.count(41)?;
-        let mut entries = Vec::with_capacity(n);
+        let n = self.count(7)?;
+        let mut entries: Vec<Entry> = Vec::with_capacity(n);
+        let (mut mtime, mut ctime) = (0i64, 0i64);
         for _ in 0..n {
-            let path = self.text()?;
+            let shared = usize::try_from(self.u64()?).ok()?;
+            let rest = self.bytes()?;
+            let before = entries.last().map_or(&b""[..], |e| e.path.as_bytes());
+            let mut path = Vec::with_capacity(shared + rest.len());
+            path.extend_from_slice(before.get(..shared)?);
+            path.extend_from_slice(rest);
+            let path = String::from_utf8(path).ok()?;
+            // A manifest out of order would diff wrongly: refuse it.
+            if entries
+                .last()
+                .is_some_and(|e| cmp_path(&e.path, &path) != Ordering::Less)
+            {
+                return None;
+            }
             let kind = match self.take(1)?[0] {
                 0 => Kind::File,
                 1 => Kind::Folder,
                 2 => Kind::Link,
                 _ => return None,
             };
+            let size = self.u64()?;
+            mtime = mtime.wrapping_add(unzigzag(self.u64()?));
+            ctime = ctime.wrapping_add(unzigzag(self.u64()?));
             entries.push(Entry {
                 path,
                 kind,
-                size: self.u64()?,
-                mtime: self.i64()?,
-                ctime: self.i64()?,
+                size,
+                mtime,
+                ctime,
                 ino: self.u64()?,
             });
         }
-        // A manifest out of order would diff wrongly: refuse it.
-        entries
-            .windows(2)
-            .all(|w| cmp_path(&w[0].path, &w[1].path) == Ordering::Less)
-            .then_some(Manifest { entries })
+        Some(Manifest { entries })
     }
     pub fn done(&self) -> bool {
         self.bytes.is_empty()
@@ -273,6 +343,17 @@ mod tests {
         let mut paths = vec!["a.b", "a/x", "a", "a/x/y", "b", "a-c"];
         paths.sort_by(|a, b| cmp_path(a, b));
         assert_eq!(paths, vec!["a", "a/x", "a/x/y", "a-c", "a.b", "b"]);
+        // The same order as comparing the components one by one.
+        let names = ["a", "a-c", "ab", "a b", "é", "z", "a.b", " ", "~"];
+        for x in names
+            .iter()
+            .flat_map(|a| names.iter().map(move |b| format!("{a}/{b}")))
+        {
+            for y in names.iter().map(|s| s.to_string()).chain([x.clone()]) {
+                assert_eq!(cmp_path(&x, &y), x.split('/').cmp(y.split('/')), "{x} {y}");
+                assert_eq!(cmp_path(&y, &x), y.split('/').cmp(x.split('/')), "{y} {x}");
+            }
+        }
     }
 
     #[test]
@@ -307,6 +388,27 @@ mod tests {
     }
 
     #[test]
+    fn a_subtree_is_the_folder_and_what_it_holds() {
+        let m = Manifest {
+            entries: ["a", "a/x", "a/x/y", "a-c", "a.b", "b"]
+                .iter()
+                .map(|p| file(p, 1, 1))
+                .collect(),
+        };
+        let paths = |r: std::ops::Range<usize>| {
+            m.entries[r]
+                .iter()
+                .map(|e| e.path.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(paths(m.subtree("a")), vec!["a", "a/x", "a/x/y"]);
+        assert_eq!(paths(m.subtree("a/x/y")), vec!["a/x/y"]);
+        assert_eq!(m.subtree("a/w"), 1..1);
+        assert_eq!(m.subtree("c"), 6..6);
+        assert!(is_under("a/x", "a") && !is_under("a-c", "a") && !is_under("a", "a"));
+    }
+
+    #[test]
     fn the_binary_form_round_trips_and_refuses_damage() {
         let m = Manifest {
             entries: vec![file("a", 1, -1), Entry::folder("é".into())],
@@ -324,5 +426,11 @@ mod tests {
         let mut huge = Writer::new();
         huge.u64(u64::MAX);
         assert!(Reader::new(&huge.0).unwrap().manifest().is_none());
+        // Out of order: refused.
+        let mut w = Writer::new();
+        w.manifest(&Manifest {
+            entries: vec![file("b", 1, 1), file("a", 1, 1)],
+        });
+        assert!(Reader::new(&w.0).unwrap().manifest().is_none());
     }
 }

@@ -13,6 +13,9 @@
 
 pub mod manifest;
 pub mod walk;
+pub mod watch;
+#[cfg(target_os = "linux")]
+pub mod watcher;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,8 +25,8 @@ use sha2::{Digest, Sha256};
 use crate::error::Result;
 use crate::record::TreeMark;
 use crate::store::Store;
-pub use manifest::{Diff, Entry, Manifest};
-pub use walk::{Limits, Walked};
+pub use manifest::{is_under, Diff, Entry, Manifest};
+pub use walk::{Limits, Scope, Walked};
 
 /// Side-file folder of the kept trees.
 const FOLDER: &str = "trees";
@@ -72,10 +75,10 @@ impl TreeState {
     pub fn decode(bytes: &[u8]) -> Option<TreeState> {
         let mut r = manifest::Reader::new(bytes)?;
         let manifest = r.manifest()?;
-        let outputs = (0..r.count(8)?)
+        let outputs = (0..r.count(1)?)
             .map(|_| r.text())
             .collect::<Option<Vec<_>>>()?;
-        let memo = (0..r.count(48)?)
+        let memo = (0..r.count(33)?)
             .map(|_| Some((r.text()?, r.bytes()?.try_into().ok()?)))
             .collect::<Option<Vec<_>>>()?;
         r.done().then_some(TreeState {
@@ -110,11 +113,123 @@ impl TreeState {
     /// and same-bytes rewrites left out. The content hashes of what changed
     /// are remembered for next time.
     pub fn advance(&mut self, root: &Path, now: Manifest) -> Diff {
-        let mut diff = manifest::diff(&self.manifest, &now);
+        let diff = manifest::diff(&self.manifest, &now);
+        self.manifest = now;
+        self.settle(root, diff)
+    }
+
+    /// Read `paths` (relative to the root; what a tool wrote, or what the
+    /// watcher saw change) again from the disk, under the walk's rules, and
+    /// put what a walk would list there in the manifest: a folder with all
+    /// it holds, a path that left the tree removed with everything under it.
+    /// A path whose folder is new (or gone) is read from the highest such
+    /// folder, so the manifest stays what a walk gives. Returns what really
+    /// changed among them, as [`TreeState::advance`] does; `Err` when a read
+    /// gives up or the tree grows past the walk's cap (the caller walks).
+    pub fn refresh(
+        &mut self,
+        scope: &Scope,
+        paths: &[String],
+    ) -> std::result::Result<Diff, Walked> {
+        let mut tops: Vec<String> = paths.iter().map(|p| self.top_of(scope.root(), p)).collect();
+        tops.sort_by(|a, b| manifest::cmp_path(a, b));
+        tops.dedup();
+        // A path inside another one listed is read with it.
+        tops.dedup_by(|inner, outer| manifest::is_under(inner, outer));
+        let mut diff = Diff::default();
+        for top in &tops {
+            let now = scope.entries_at(top, Limits::default())?;
+            diff.extend(self.replace(top, now));
+        }
+        if self.manifest.entries.len() > walk::MAX_ENTRIES {
+            return Err(Walked::TooBig);
+        }
+        Ok(self.settle(scope.root(), diff))
+    }
+
+    /// [`TreeState::refresh`] for paths the tree's watcher reported: it
+    /// admits only what the walk's rules let in, so a file (or link) there
+    /// is read as it is, and only a folder (new, moved in, or no longer a
+    /// file) is listed under the rules (`scope` is made on first need:
+    /// making one compiles the ignore files).
+    pub fn refresh_seen(
+        &mut self,
+        root: &Path,
+        scope: impl FnOnce() -> Scope,
+        paths: &[String],
+    ) -> std::result::Result<Diff, Walked> {
+        let mut scope = Some(scope);
+        let mut made: Option<Scope> = None;
+        let mut tops: Vec<String> = paths.iter().map(|p| self.top_of(root, p)).collect();
+        tops.sort_by(|a, b| manifest::cmp_path(a, b));
+        tops.dedup();
+        tops.dedup_by(|inner, outer| manifest::is_under(inner, outer));
+        let mut diff = Diff::default();
+        for top in &tops {
+            let now = match fs::symlink_metadata(root.join(top)) {
+                Err(_) => Vec::new(),
+                Ok(meta) if !meta.file_type().is_dir() => {
+                    vec![walk::entry_of(top.clone(), &meta)]
+                }
+                Ok(_) => {
+                    let scope = match made.as_ref() {
+                        Some(scope) => scope,
+                        None => made.insert((scope.take().expect("made once"))()),
+                    };
+                    scope.entries_at(top, Limits::default())?
+                }
+            };
+            diff.extend(self.replace(top, now));
+        }
+        if self.manifest.entries.len() > walk::MAX_ENTRIES {
+            return Err(Walked::TooBig);
+        }
+        Ok(self.settle(root, diff))
+    }
+
+    /// Put `now` where the entries at and under `top` were; what changed.
+    fn replace(&mut self, top: &str, now: Vec<Entry>) -> Diff {
+        let range = self.manifest.subtree(top);
+        let before = Manifest {
+            entries: self.manifest.entries[range.clone()].to_vec(),
+        };
+        let diff = manifest::diff(
+            &before,
+            &Manifest {
+                entries: now.clone(),
+            },
+        );
+        self.manifest.entries.splice(range, now);
+        diff
+    }
+
+    /// The path to read again for `path`: itself, or its highest folder that
+    /// the manifest lacks or that is no longer a folder on the disk.
+    fn top_of(&self, root: &Path, path: &str) -> String {
+        let mut top = path;
+        let mut at = path;
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            let known = self
+                .manifest
+                .get(parent)
+                .is_some_and(|e| e.kind == manifest::Kind::Folder);
+            let on_disk =
+                fs::symlink_metadata(root.join(parent)).is_ok_and(|m| m.file_type().is_dir());
+            if !known || !on_disk {
+                top = parent;
+            }
+            at = parent;
+        }
+        top.to_string()
+    }
+
+    /// Leave out of `diff` the outputs of runs and the files rewritten with
+    /// the bytes they had; remember the content of what changed.
+    fn settle(&mut self, root: &Path, mut diff: Diff) -> Diff {
         diff.retain(|p| !self.is_output(p));
         let mut same = Vec::new();
         for path in diff.modified.iter().chain(&diff.added) {
-            let Some(hash) = content_hash(root, path, now.get(path)) else {
+            let Some(hash) = content_hash(root, path, self.manifest.get(path)) else {
                 continue;
             };
             match self.memo.iter_mut().find(|(p, _)| p == path) {
@@ -126,21 +241,7 @@ impl TreeState {
         diff.modified.retain(|p| !same.contains(p));
         let excess = self.memo.len().saturating_sub(MAX_MEMO);
         self.memo.drain(..excess);
-        self.manifest = now;
         diff
-    }
-
-    /// A tool wrote `paths` (relative to `root`): update their entries from the
-    /// disk without walking. Returns what really changed among them.
-    pub fn patch(&mut self, root: &Path, paths: &[String]) -> Diff {
-        let mut now = self.manifest.clone();
-        for path in paths {
-            let entry = fs::symlink_metadata(root.join(path))
-                .ok()
-                .map(|m| walk::entry_of(path.clone(), &m));
-            now.set(path, entry);
-        }
-        self.advance(root, now)
     }
 }
 
@@ -166,10 +267,10 @@ pub fn excluded(store: &Store, root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Walk the goal's tree (call outside the store's lock).
-pub fn walk_goal_tree(store: &Store, cwd: &str) -> Walked {
+/// The goal's tree as the walk sees it.
+pub fn goal_scope(store: &Store, cwd: &str) -> Scope {
     let root = Path::new(cwd);
-    walk::walk(root, &excluded(store, root), Limits::default())
+    Scope::new(root, &excluded(store, root))
 }
 
 fn file_name(session: &str) -> String {
@@ -195,6 +296,7 @@ pub fn save(store: &Store, session: &str, state: &TreeState) -> Result<TreeMark>
     Ok(TreeMark {
         digest: digest(&bytes),
         entries: state.manifest.entries.len() as u64,
+        watch: None,
     })
 }
 
@@ -274,14 +376,48 @@ mod tests {
     }
 
     #[test]
-    fn a_patch_updates_only_the_named_paths() {
-        let dir = TempDir::new("observe-patch");
+    fn a_refresh_reads_only_the_named_paths_as_a_walk_would() {
+        let dir = TempDir::new("observe-refresh");
         dir.write("a.rs", "fn a() {}");
+        dir.write(".gitignore", "*.log\n");
+        let scope = Scope::new(dir.path(), &[]);
         let mut state = TreeState::new(manifest_of(dir.path()));
         dir.write("b.rs", "fn b() {}");
-        let d = state.patch(dir.path(), &["b.rs".into(), "missing.rs".into()]);
+        let d = state
+            .refresh(&scope, &["b.rs".into(), "missing.rs".into()])
+            .unwrap();
         assert_eq!(d.added, vec!["b.rs"]);
         assert_eq!(state.manifest, manifest_of(dir.path()));
-        assert!(state.patch(dir.path(), &["a.rs".into()]).is_empty());
+        assert!(state.refresh(&scope, &["a.rs".into()]).unwrap().is_empty());
+
+        // An ignored file or a cache is not part of the tree, however named.
+        dir.write("run.log", "noise");
+        dir.write("node_modules/x/index.js", "1");
+        let d = state
+            .refresh(
+                &scope,
+                &["run.log".into(), "node_modules/x/index.js".into()],
+            )
+            .unwrap();
+        assert!(d.is_empty(), "{d:?}");
+
+        // A file in new folders brings its folders; a removed folder takes what it held.
+        dir.write("new/deep/c.rs", "c");
+        dir.write("new/deep/d.rs", "d");
+        let d = state.refresh(&scope, &["new/deep/c.rs".into()]).unwrap();
+        assert_eq!(
+            d.added,
+            vec!["new", "new/deep", "new/deep/c.rs", "new/deep/d.rs"]
+        );
+        assert_eq!(state.manifest, manifest_of(dir.path()));
+        fs::remove_dir_all(dir.path().join("new")).unwrap();
+        dir.write("new", "now a file");
+        let d = state.refresh(&scope, &["new".into()]).unwrap();
+        assert_eq!(
+            d.removed,
+            vec!["new/deep", "new/deep/c.rs", "new/deep/d.rs"]
+        );
+        assert_eq!(d.modified, vec!["new"]);
+        assert_eq!(state.manifest, manifest_of(dir.path()));
     }
 }

@@ -2,7 +2,11 @@
 //! script, no external file, a Content-Security-Policy that forbids fetching
 //! anything) showing the objective and status, the completion gate as a
 //! checklist with evidence, requirements against coverage, the timeline and
-//! budget use. Every text from the record is HTML-escaped here, once.
+//! budget use. Every text from the record is redacted (as it stands, then
+//! again as the page quotes it) and HTML-escaped here: a record written by
+//! another writer (an earlier release, the JavaScript system, a hand edit)
+//! may hold what redaction would have taken, and the page is meant to be
+//! shared.
 
 use std::fmt::Write as _;
 
@@ -11,8 +15,10 @@ use super::{budget_use, checklist, coverage, elapsed_ms, human_duration, human_t
 use crate::clock;
 use crate::record::Goal;
 
-/// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted attributes.
+/// Redacted, then `&`, `<`, `>`, `"` and `'` as entities: safe in text and
+/// in quoted attributes.
 pub fn escape(text: &str) -> String {
+    let text = crate::redact::redact(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -205,6 +211,9 @@ fn legend(out: &mut String) {
 
 /// The whole page for `goal` and its timeline, as of `now_ms`.
 pub fn render(goal: &Goal, t: &Timeline, now_ms: u64) -> String {
+    // Each text redacted as it stands, before the page quotes it (the gate
+    // names a requirement in its own sentence).
+    let goal = &goal.redacted();
     let mut out = String::with_capacity(32 * 1024);
     let status = goal.completion_status.as_str();
     let _ = write!(
@@ -254,6 +263,12 @@ pub fn render(goal: &Goal, t: &Timeline, now_ms: u64) -> String {
         let _ = write!(out, "<p class=\"reason\">{}</p>", escape(reason));
     }
     out.push_str("</header>");
+    let voice = crate::messages::voice_lines(goal);
+    if !voice.is_empty() {
+        out.push_str("<section id=\"voice\"><h2>Your commands</h2>");
+        list(&mut out, "voice", &voice);
+        out.push_str("</section>");
+    }
 
     // Budget and usage.
     if let Some(b) = budget_use(goal) {
@@ -427,5 +442,22 @@ mod tests {
         assert!(html.contains("meter over"));
         g.budget = Default::default();
         assert!(!render(&g, &build(&g, &[]), 0).contains("id=\"budget\""));
+    }
+
+    #[test]
+    fn a_command_refused_as_not_the_users_is_shown_with_when_and_why() {
+        let mut g = goal(Status::Active);
+        assert!(!render(&g, &build(&g, &[]), 0).contains("id=\"voice\""));
+        g.voice.refused.push(crate::record::RefusedCommand {
+            at: "2026-11-26T10:00:00Z".into(),
+            command: "/goal cancel: done enough".into(),
+            why: "its process chain is not the host's".into(),
+        });
+        let html = render(&g, &build(&g, &[]), 0);
+        assert!(html.contains("id=\"voice\""));
+        assert!(html.contains(
+            "Refused as not from the user: /goal cancel: done enough at 2026-11-26T10:00:00Z"
+        ));
+        assert!(crate::messages::summary(&g).contains("Refused as not from the user"));
     }
 }

@@ -71,7 +71,14 @@ pub fn line(goal: &Goal, now_ms: u64) -> String {
     }
     if goal.is_open() {
         // The status line is Claude Code's: its user-level install spells the commands /goal.
-        parts.push("/goal pause · /goal cancel".into());
+        parts.push(
+            if matches!(goal.completion_status, Status::Paused | Status::Blocked) {
+                "/goal resume · /goal cancel"
+            } else {
+                "/goal pause · /goal cancel"
+            }
+            .into(),
+        );
     }
     parts.join(" · ")
 }

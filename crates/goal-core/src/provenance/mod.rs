@@ -158,6 +158,15 @@ pub fn voice(
             if let Ran::NotByHost(why) = process::judge(origin.chain(), HostProc::Claude) {
                 return Voice::Refused(why);
             }
+            // The host's own word on the prompt's origin, where it gives one:
+            // typed (`user`) or a `-p` run the user started (`sdk`; a nested
+            // host the agent started is refused by its process chain above).
+            if !matches!(payload.source.as_str(), "" | "user" | "sdk") {
+                return Voice::Refused(format!(
+                    "Claude Code says the prompt came from {:?}, not the user",
+                    redact::truncate(&payload.source, 24)
+                ));
+            }
             let Some(record) =
                 records::claude_transcript(&payload.transcript_path, &payload.session_id, dirs)
             else {

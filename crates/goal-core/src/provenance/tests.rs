@@ -311,9 +311,18 @@ fn claude_payloads_without_its_own_transcript_or_shape_are_refused() {
         "UserPromptSubmit",
         claude_payload(&env, &t, "p8", "/goal cancel"),
     );
+    // Claude Code's own word that the prompt is not the user's (a wakeup, a system prompt).
+    let mut woke = claude_payload(&env, &t, "p10", "/goal cancel");
+    woke["source"] = json!("loop_wakeup");
+    env.hook(Host::Claude, &host, "UserPromptSubmit", woke);
     let goal = env.goal().unwrap();
     assert!(goal.is_open());
-    assert_eq!(goal.voice.refused.len(), 4, "{:?}", goal.voice.refused);
+    assert_eq!(goal.voice.refused.len(), 5, "{:?}", goal.voice.refused);
+    assert!(
+        goal.voice.refused[4].why.contains("loop_wakeup"),
+        "{:?}",
+        goal.voice.refused[4]
+    );
 }
 
 #[test]

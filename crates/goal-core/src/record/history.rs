@@ -171,4 +171,9 @@ pub struct Attempt {
 pub struct TreeMark {
     pub digest: String,
     pub entries: u64,
+    /// The tree's watcher's mark the kept tree is current at (its instance
+    /// and event count): the next hook asks it what changed since. Absent
+    /// when no watcher vouched for the tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<String>,
 }

@@ -294,7 +294,39 @@ pub(super) fn tokens(r: &mut Rng) -> Vec<(&'static str, String)> {
                 line("END")
             )
         }),
+        ("discord-bot-token", discord_bot_token(r, 18, 27)),
+        ("discord-bot-token", discord_bot_token(r, 19, 38)),
+        ("discord-bot-token", discord_bot_token(r, 17, 27)),
     ]
+}
+
+/// Standard base64, unpadded.
+fn base64(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(
+                B64.as_bytes()[(n >> (18 - 6 * i) & 63) as usize],
+            ));
+        }
+    }
+    out
+}
+
+/// A fake Discord bot token: the base64 of a numeric id of `digits`
+/// digits, a timestamp part and an HMAC part of `hmac` characters.
+pub(super) fn discord_bot_token(r: &mut Rng, digits: usize, hmac: usize) -> String {
+    let id = r.chars("123456789", 1) + &r.chars("0123456789", digits - 1);
+    format!(
+        "{}.{}.{}",
+        base64(id.as_bytes()),
+        r.chars(B64URL, 6),
+        r.chars(B64URL, hmac)
+    )
 }
 
 /// Realistic places a token is found in: (template with `{}` for the token).
@@ -345,6 +377,43 @@ const ASSIGNMENTS: &[&str] = &[
     "set -x OPENAI_API_KEY {}",
 ];
 
+/// Passwords after a password's name: every syntax, with values of
+/// letters only in any case (a password is often a word).
+const PASSWORD_ASSIGNMENTS: &[&str] = &[
+    "password={}",
+    "PASSWORD={}",
+    "db_password={}",
+    "dbPassword={}",
+    "passwd={}",
+    "pwd={}",
+    "passphrase={}",
+    "--password={}",
+    "mysql --password {} -h db",
+    "mysql --db-password {}",
+    "  password: {}",
+    "password: '{}'",
+    "{{\"password\": \"{}\"}}",
+    "jdbc:mysql://db/app?user=root&password={}",
+    "Server=db;Database=app;User Id=sa;Password={};",
+    "password={} rest",
+];
+
+/// A letters-only password, each case style in turn.
+fn letters_password(r: &mut Rng, style: usize) -> String {
+    let n = 6 + r.below(9);
+    let lower = r.chars("abcdefghijklmnopqrstuvwxyz", n);
+    match style % 4 {
+        0 => lower,
+        1 => lower.to_ascii_uppercase(),
+        // camelCase-looking: `xABBcdEf`.
+        2 => {
+            r.chars("abcdefghijklmnopqrstuvwxyz", 1)
+                + &r.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", n)
+        }
+        _ => r.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1) + &lower,
+    }
+}
+
 /// Values for [`ASSIGNMENTS`]: letters-only words included.
 fn assigned_value(r: &mut Rng) -> String {
     match r.below(5) {
@@ -370,6 +439,16 @@ pub(super) fn planted(r: &mut Rng) -> Vec<(String, String)> {
     for (_, token) in tokens(r) {
         for context in TOKEN_CONTEXTS {
             out.push((context.replace("{}", &token), token.clone()));
+        }
+    }
+    for assignment in PASSWORD_ASSIGNMENTS {
+        for style in 0..8 {
+            let value = letters_password(r, style);
+            let line = assignment
+                .replace("{{", "{")
+                .replace("}}", "}")
+                .replacen("{}", &value, 1);
+            out.push((line, value));
         }
     }
     for assignment in ASSIGNMENTS {
@@ -498,6 +577,9 @@ fn corpus_recall_and_benign_lines() {
     for line in changed.iter().take(20) {
         println!("  changed: {line} -> {}", redact(line));
     }
-    assert!(recall >= 99.0, "recall {recall:.2}% is under 99%");
+    assert!(
+        missed.is_empty(),
+        "recall {recall:.2}%: every planted secret must go"
+    );
     assert!(changed.is_empty(), "{} benign lines changed", changed.len());
 }

@@ -3,8 +3,8 @@
 //! spans of all rules, then write the output once.
 //!
 //! Why this shape:
-//! - Linear time. The trigger scan is one pass with one table lookup per
-//!   byte and branch-free bit tests eight bytes at a time; a rule's regex
+//! - Linear time. The trigger scan (`scan.rs`) is one pass with one table
+//!   lookup per byte; a rule's regex
 //!   (the `regex` crate: no backtracking) runs on a bounded window per
 //!   trigger, never on the whole text, and never twice
 //!   over the same bytes for one rule. A window grows (doubling) only while a
@@ -18,153 +18,15 @@
 
 use std::borrow::Cow;
 
-use super::heuristics::{is_marker, secret_span, HandAssignment};
-use super::rules::{Kind, Rule, Start, Then, Trigger};
+use super::assignment::HandAssignment;
+use super::heuristics::{is_marker, secret_span};
+use super::rules::{Kind, Rule, Start};
+use super::scan::{is_word_byte, Triggers};
 use super::MARKER_PREFIX;
-
-/// A trigger of one rule.
-struct Entry {
-    trigger: Trigger,
-    rule: usize,
-    /// The literal's first (up to) eight bytes as a little-endian word, ...
-    head: u64,
-    /// ... the bits of those bytes to compare (all of each byte of the
-    /// literal, none past its end), ...
-    head_mask: u64,
-    /// ... and bit 5 of each letter, set in the text before comparing, so
-    /// that an upper-case letter compares equal (the literal is lower
-    /// case).
-    head_fold: u64,
-}
-
-impl Entry {
-    fn new(trigger: Trigger, rule: usize) -> Entry {
-        let (mut head, mut head_mask, mut head_fold) = (0, 0, 0);
-        for (i, &b) in trigger.lit.as_bytes().iter().take(8).enumerate() {
-            head |= u64::from(b) << (8 * i);
-            head_mask |= 0xff << (8 * i);
-            if b.is_ascii_lowercase() {
-                head_fold |= 0x20 << (8 * i);
-            }
-        }
-        Entry {
-            trigger,
-            rule,
-            head,
-            head_mask,
-            head_fold,
-        }
-    }
-
-    /// Does the trigger occur at `at`, given the eight bytes of the text
-    /// there (`None` near the end)? One word comparison rejects nearly all
-    /// candidates.
-    #[inline]
-    fn occurs_at(&self, text: &[u8], at: usize, word: Option<u64>) -> bool {
-        match word {
-            Some(word) => {
-                (word | self.head_fold) & self.head_mask == self.head
-                    && self.trigger.follows(text, at)
-            }
-            None => self.trigger.occurs_at(text, at),
-        }
-    }
-}
 
 pub(super) struct Engine {
     pub(super) rules: Vec<Rule>,
-    /// What a byte pair (in any ASCII case) can be, as `PAIR_*` bits: one
-    /// table lookup per byte of text tells the scan whether a trigger may
-    /// start there.
-    pairs: Box<[u8; 1 << 16]>,
-    /// Entries by their first two bytes (lower case): `slots[pair]` is 0 or
-    /// one more than an index into `entries`.
-    slots: Box<[u16]>,
-    entries: Vec<Vec<Entry>>,
-}
-
-/// The pair can be a trigger's first two bytes...
-const PAIR_STARTS: u8 = 1;
-/// ... its second and third bytes (any pair whose first byte ends a
-/// trigger of two bytes)...
-const PAIR_CONTINUES: u8 = 2;
-/// ... every trigger it starts must start a word...
-const PAIR_WORD_ONLY: u8 = 4;
-/// ... and its first byte is a word byte (so the pair at the position
-/// before tells whether a position can start a word).
-const PAIR_FIRST_IS_WORD: u8 = 8;
-
-fn pair_index(first: u8, second: u8) -> usize {
-    usize::from(first) << 8 | usize::from(second)
-}
-
-/// Positions the scan tests per mask: a bit per position.
-const CHUNK: usize = 64;
-
-/// `[A-Za-z0-9_]`, the bytes of `(?-u:\w)`.
-#[inline]
-pub(super) fn is_word_byte(b: u8) -> bool {
-    WORD_BYTE[usize::from(b)]
-}
-
-static WORD_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric() || c == b'_';
-        b += 1;
-    }
-    table
-};
-
-impl Trigger {
-    /// Does the trigger occur at byte offset `at` of `text`?
-    fn occurs_at(&self, text: &[u8], at: usize) -> bool {
-        let lit = self.lit.as_bytes();
-        matches!(text.get(at..at + lit.len()), Some(window) if window.eq_ignore_ascii_case(lit))
-            && self.follows(text, at)
-    }
-
-    /// Given that the literal occurs at `at`: do its surroundings fit (a
-    /// word start, what the pattern requires after it)? Every byte of the
-    /// literal is compared, so this also checks any part of a long literal
-    /// beyond the first eight bytes.
-    #[inline]
-    fn follows(&self, text: &[u8], at: usize) -> bool {
-        if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
-            return false;
-        }
-        let lit = self.lit.as_bytes();
-        let end = at + lit.len();
-        if lit.len() > 8 {
-            match text.get(at + 8..end) {
-                Some(tail) if tail.eq_ignore_ascii_case(&lit[8..]) => {}
-                _ => return false,
-            }
-        }
-        let rest = &text[end..];
-        match self.then {
-            Then::Anything => true,
-            Then::Blank => matches!(rest.first(), Some(b' ' | b'\t')),
-            Then::Operator => {
-                // `(?:\\?["'])?[ \t]*` then the first byte of `:`, `=`, `:=`
-                // or `=>`. The blank run is bounded so a trigger check stays
-                // constant time.
-                let quote = match rest {
-                    [b'\\', b'"' | b'\'', ..] => 2,
-                    [b'"' | b'\'', ..] => 1,
-                    _ => 0,
-                };
-                let blanks = rest[quote..]
-                    .iter()
-                    .take(64)
-                    .take_while(|b| matches!(b, b' ' | b'\t'))
-                    .count();
-                matches!(rest.get(quote + blanks), Some(b':' | b'='))
-            }
-        }
-    }
+    triggers: Triggers,
 }
 
 /// How far a window may reach back to include a long key.
@@ -332,153 +194,30 @@ fn ceil_boundary(text: &str, mut i: usize) -> usize {
 
 impl Engine {
     pub(super) fn new(rules: Vec<Rule>) -> Engine {
-        assert!(
-            rules.len() < usize::from(u16::MAX),
-            "rule indexes fit the slot table"
-        );
-        let mut pairs = Box::new([0u8; 1 << 16]);
-        let mut slots = vec![0u16; 1 << 16].into_boxed_slice();
-        let mut entries: Vec<Vec<Entry>> = Vec::new();
-        // Pairs that start a trigger which may sit inside a word.
-        let mut anywhere = vec![false; 1 << 16];
-        let mark = |pairs: &mut [u8; 1 << 16], first: u8, second: u8, bit: u8| {
-            for a in [first, first.to_ascii_uppercase()] {
-                for b in [second, second.to_ascii_uppercase()] {
-                    pairs[pair_index(a, b)] |= bit;
-                }
-            }
-        };
-        for (index, rule) in rules.iter().enumerate() {
-            assert!(!rule.triggers.is_empty(), "{}: no trigger", rule.family);
-            for &trigger in &rule.triggers {
-                let lit = trigger.lit.as_bytes();
-                assert!(
-                    lit.len() >= 2 && lit.iter().all(|b| b.is_ascii() && !b.is_ascii_uppercase()),
-                    "{}: a trigger is lower-case ASCII of two bytes or more",
-                    rule.family
-                );
-                assert!(
-                    !trigger.word_start || is_word_byte(lit[0]),
-                    "{}: a word trigger starts with a word byte",
-                    rule.family
-                );
-                mark(&mut pairs, lit[0], lit[1], PAIR_STARTS);
-                match lit.get(2) {
-                    Some(&third) => mark(&mut pairs, lit[1], third, PAIR_CONTINUES),
-                    None => {
-                        (0..=u8::MAX).for_each(|any| mark(&mut pairs, lit[1], any, PAIR_CONTINUES))
-                    }
-                }
-                let pair = pair_index(lit[0], lit[1]);
-                anywhere[pair] |= !trigger.word_start;
-                if slots[pair] == 0 {
-                    entries.push(Vec::new());
-                    slots[pair] = u16::try_from(entries.len()).expect("few trigger pairs");
-                }
-                entries[usize::from(slots[pair]) - 1].push(Entry::new(trigger, index));
-            }
-        }
-        for (index, flags) in pairs.iter_mut().enumerate() {
-            let [first, second] = u16::try_from(index).expect("a pair").to_be_bytes();
-            let lower = pair_index(first.to_ascii_lowercase(), second.to_ascii_lowercase());
-            if *flags & PAIR_STARTS != 0 && !anywhere[lower] {
-                *flags |= PAIR_WORD_ONLY;
-            }
-            if is_word_byte(first) {
-                *flags |= PAIR_FIRST_IS_WORD;
-            }
-        }
-        Engine {
-            rules,
-            pairs,
-            slots,
-            entries,
-        }
+        let triggers = Triggers::new(&rules);
+        Engine { rules, triggers }
     }
 
     /// Calls `found(at, rule)` for every trigger occurrence, in text order.
-    ///
-    /// Each position costs one lookup in the pair table; eight positions
-    /// at a time are then tested with a few word-wide bit operations and no
-    /// branch, giving a mask of the few positions that may start a trigger
-    /// (one in fifty or so in agent output). Only those are compared with
-    /// their entries.
-    pub(super) fn scan(&self, text: &str, mut found: impl FnMut(usize, usize)) {
-        let bytes = text.as_bytes();
-        let n = bytes.len();
-        if n < 2 {
-            return;
-        }
-        // The first position has no byte before it, the last one no pair
-        // after it: those are compared directly.
-        self.check(bytes, 0, &mut found);
-        let mut at = 1;
-        let pairs = &*self.pairs;
-        // `flags[k]`: the flags of the pair at `at - 1 + k`.
-        let mut flags = [0u8; CHUNK + 2];
-        while at + 2 < n {
-            let stop = (at + CHUNK).min(n - 2);
-            for (f, pair) in flags.iter_mut().zip(bytes[at - 1..stop + 2].windows(2)) {
-                *f = pairs[pair_index(pair[0], pair[1])];
-            }
-            let mut mask = 0u64;
-            for group in 0..CHUNK / 8 {
-                let word = |offset: usize| {
-                    let from = group * 8 + offset;
-                    u64::from_le_bytes(flags[from..from + 8].try_into().expect("8 bytes"))
-                };
-                let (before, here, next) = (word(0), word(1), word(2));
-                // Per byte (a right shift keeps each flag in its byte):
-                // starts, the next pair continues, and not (word-only and
-                // inside a word).
-                let inside_word = (here >> 2) & (before >> 3);
-                let hits = here & (next >> 1) & !inside_word & 0x0101_0101_0101_0101;
-                // Gathers bit 0 of each byte into one byte, in order.
-                mask |= (hits.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (group * 8);
-            }
-            if stop - at < CHUNK {
-                mask &= (1 << (stop - at)) - 1;
-            }
-            while mask != 0 {
-                let bit = mask.trailing_zeros() as usize;
-                self.check(bytes, at + bit, &mut found);
-                mask &= mask - 1;
-            }
-            at = stop;
-        }
-        for at in at..n - 1 {
-            self.check(bytes, at, &mut found);
-        }
-    }
-
-    /// Calls `found` for the entries whose trigger occurs at `at`.
-    #[inline]
-    fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
-        let pair = pair_index(
-            bytes[at].to_ascii_lowercase(),
-            bytes[at + 1].to_ascii_lowercase(),
-        );
-        let slot = self.slots[pair];
-        if slot != 0 {
-            let word = bytes
-                .get(at..at + 8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
-            for entry in &self.entries[usize::from(slot) - 1] {
-                if entry.occurs_at(bytes, at, word) {
-                    found(at, entry.rule);
-                }
-            }
-        }
+    pub(super) fn scan(&self, text: &str, found: impl FnMut(usize, usize)) {
+        self.triggers.scan(text, found);
     }
 
     /// Secret spans of every rule, sorted and merged.
-    fn spans(&self, text: &str) -> Vec<Span> {
+    fn spans(&self, text: &str, prechecks: bool) -> Vec<Span> {
         // Per rule: where its next search may start (the end of its last
         // match), so no rule reads the same bytes twice.
         let mut next_from = vec![0usize; self.rules.len()];
         let mut spans: Vec<Span> = Vec::new();
         self.scan(text, |at, rule| {
-            if at >= next_from[rule] {
+            // A pre-check runs once its rule may run there: a trigger inside
+            // the rule's last match costs nothing, however long that match.
+            if at >= next_from[rule]
+                && (!prechecks
+                    || self.rules[rule]
+                        .precheck
+                        .is_none_or(|check| check(text.as_bytes(), at)))
+            {
                 self.run_rule(text, at, rule, &mut next_from[rule], &mut spans);
             }
         });
@@ -500,15 +239,28 @@ impl Engine {
         spans: &mut Vec<Span>,
     ) {
         let rule = &self.rules[index];
-        if rule
-            .precheck
-            .is_some_and(|check| !check(text.as_bytes(), at))
-        {
-            return;
-        }
         match rule.start {
             Start::AtTrigger => {
                 self.anchored(text, at, at, index, next_from, spans);
+            }
+            Start::Back { class, max, lead } if rule.by_hand => {
+                for start in candidates(text, at, class, max, lead) {
+                    if start >= *next_from {
+                        if let Some(found) = HandAssignment::read(&text[start..]) {
+                            *next_from = start + found.end().max(1);
+                            if let Some(secret) = secret_span(rule.kind, &found) {
+                                if !secret.is_empty() {
+                                    spans.push(Span {
+                                        start: start + secret.start(),
+                                        end: start + secret.end(),
+                                        rule: index,
+                                    });
+                                }
+                            }
+                            return;
+                        }
+                    }
+                }
             }
             Start::Back { class, max, lead } => {
                 for start in candidates(text, at, class, max, lead) {
@@ -572,14 +324,13 @@ impl Engine {
                 end += 1;
             }
             let end = ceil_boundary(text, end + 1);
-            let hay = &text[start..end];
-            if rule.by_hand {
-                HandAssignment::read(hay, whole.end())
-                    .and_then(|caps| secret_span(rule.kind, &caps))
-                    .map(|m| (m.start(), m.end()))
-            } else {
-                re.captures(hay)
-                    .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end())))
+            match rule.locate {
+                Some(locate) => locate(&text[start..m_end])
+                    .and_then(|groups| secret_span(rule.kind, &groups))
+                    .map(|m| (m.start(), m.end())),
+                None => re
+                    .captures(&text[start..end])
+                    .and_then(|caps| secret_span(rule.kind, &caps).map(|m| (m.start(), m.end()))),
             }
         };
         if let Some((s, e)) = secret {
@@ -639,11 +390,18 @@ impl Engine {
     /// The text with every span replaced by its family's marker, or the
     /// input borrowed when there is none.
     pub(super) fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let spans = self.spans(text);
+        self.redact_with(text, true)
+    }
+
+    /// [`Engine::redact`], with or without the rules' pre-checks (tests: a
+    /// pre-check never changes the output).
+    pub(super) fn redact_with<'t>(&self, text: &'t str, prechecks: bool) -> Cow<'t, str> {
+        let spans = self.spans(text, prechecks);
         if spans.is_empty() {
             return Cow::Borrowed(text);
         }
-        let mut out = String::with_capacity(text.len() + spans.len() * 16);
+        // Fresh memory in the hook: a big output takes huge pages there.
+        let mut out = crate::buffer::string(text.len() + spans.len() * 16);
         let mut copied = 0;
         for span in &spans {
             out.push_str(&text[copied..span.start]);
@@ -655,6 +413,14 @@ impl Engine {
         }
         out.push_str(&text[copied..]);
         Cow::Owned(out)
+    }
+
+    /// The texts redaction replaces in `text`, with their families.
+    pub(super) fn secrets<'t>(&self, text: &'t str) -> Vec<(&'t str, &'static str)> {
+        self.spans(text, true)
+            .iter()
+            .map(|s| (&text[s.start..s.end], self.rules[s.rule].family))
+            .collect()
     }
 
     /// Rules whose trigger occurs in `text` (tests: triggers must be

@@ -76,166 +76,6 @@ impl<'h> Groups<'h> for Captures<'h> {
     }
 }
 
-/// The groups of an assignment (`(?P<lead>[/@])?key{Q}[ \t]*(?P<op>..)`,
-/// blanks, then `VALUE` of `rules.rs`), read by hand after the rule's regex
-/// matched. After a match every group is determined without backtracking
-/// (a key is the run of key bytes, a quoted value ends at its first
-/// unescaped quote, a bare value at its first excluded character), so this
-/// gives the groups the regex's capture engine would, at a fraction of its
-/// cost.
-pub(super) struct HandAssignment<'h> {
-    hay: &'h str,
-    end: usize,
-    lead: bool,
-    key: Part<'h>,
-    op: Part<'h>,
-    /// The value's group (`dq`, `sq`, `edq` or `bare`) and its span.
-    value: (&'static str, Part<'h>),
-    next: Option<Part<'h>>,
-    eol: Option<Part<'h>>,
-}
-
-/// Bytes a bare value cannot hold (besides Unicode white space); its first
-/// byte cannot be [`BARE_NOT_FIRST`] either.
-const BARE_STOP: &[u8] = b"\"'`,;&|()[]{}\\";
-const BARE_NOT_FIRST: &[u8] = b"<>=:";
-
-impl<'h> HandAssignment<'h> {
-    /// Reads the groups of a match `hay[..end]` of the assignment rule.
-    pub(super) fn read(hay: &'h str, end: usize) -> Option<HandAssignment<'h>> {
-        let bytes = hay.as_bytes();
-        let lead = matches!(bytes.first(), Some(b'/' | b'@'));
-        let key_start = usize::from(lead);
-        let key_end = key_start
-            + bytes[key_start..]
-                .iter()
-                .take_while(|&&b| super::rules::key_byte(b))
-                .count();
-        let mut at = key_end;
-        match bytes.get(at..) {
-            Some([b'\\', b'"' | b'\'', ..]) => at += 2,
-            Some([b'"' | b'\'', ..]) => at += 1,
-            _ => {}
-        }
-        at = skip(bytes, at, b" \t");
-        let op_len = match bytes.get(at..) {
-            Some([b':', b'=', ..] | [b'=', b'>', ..]) => 2,
-            Some([b'=' | b':', ..]) => 1,
-            _ => return None,
-        };
-        let op = Part::new(hay, at, at + op_len);
-        let from = skip(bytes, at + op_len, b" \t");
-        let (value, after) = read_value(hay, from)?;
-        // As in the regex, `next` and `eol` belong to a bare value only.
-        let (next, eol) = if value.0 == "bare" {
-            let next_end = match bytes.get(after) {
-                Some(b'(' | b'[') => after + 1,
-                _ => after,
-            };
-            let blanks_end = skip(bytes, next_end, b" \t\r");
-            (
-                (next_end > after).then(|| Part::new(hay, after, next_end)),
-                matches!(bytes.get(blanks_end), None | Some(b'\n'))
-                    .then(|| Part::new(hay, next_end, blanks_end)),
-            )
-        } else {
-            (None, None)
-        };
-        Some(HandAssignment {
-            hay,
-            end,
-            lead,
-            key: Part::new(hay, key_start, key_end),
-            op,
-            value,
-            next,
-            eol,
-        })
-    }
-}
-
-/// The first offset from `at` whose byte is not in `set`.
-fn skip(bytes: &[u8], at: usize, set: &[u8]) -> usize {
-    at + bytes[at.min(bytes.len())..]
-        .iter()
-        .take_while(|b| set.contains(b))
-        .count()
-}
-
-/// One value form at `from`: its group name and span, and where it ends
-/// (after a closing quote).
-fn read_value(hay: &str, from: usize) -> Option<((&'static str, Part<'_>), usize)> {
-    let bytes = hay.as_bytes();
-    // `"..."` / `'...'`: any byte but the quote, `\`, CR and LF, or `\` and
-    // one character other than LF; ends at the first unescaped quote.
-    let quoted = |quote: u8, name: &'static str| {
-        let mut i = from + 1;
-        loop {
-            match bytes.get(i)? {
-                &b if b == quote => return Some(((name, Part::new(hay, from + 1, i)), i + 1)),
-                b'\\' => match bytes.get(i + 1)? {
-                    b'\n' => return None,
-                    _ => i += 2,
-                },
-                b'\r' | b'\n' => return None,
-                _ => i += 1,
-            }
-        }
-    };
-    match bytes.get(from)? {
-        b'"' => quoted(b'"', "dq"),
-        b'\'' => quoted(b'\'', "sq"),
-        b'\\' => {
-            // `\"...\"`: no quote, backslash or line end inside.
-            if bytes.get(from + 1) != Some(&b'"') {
-                return None;
-            }
-            let inner = skip_until(bytes, from + 2, b"\"\\\r\n");
-            (bytes.get(inner..inner + 2) == Some(b"\\\""))
-                .then(|| (("edq", Part::new(hay, from + 2, inner)), inner + 2))
-        }
-        _ => {
-            let mut end = from;
-            for (i, c) in hay[from..].char_indices() {
-                let stop = c.is_whitespace()
-                    || (c.is_ascii()
-                        && (BARE_STOP.contains(&(c as u8))
-                            || (i == 0 && BARE_NOT_FIRST.contains(&(c as u8)))));
-                if stop {
-                    break;
-                }
-                end = from + i + c.len_utf8();
-            }
-            (end > from).then(|| (("bare", Part::new(hay, from, end)), end))
-        }
-    }
-}
-
-/// The first offset from `at` whose byte is in `set` (or the end).
-fn skip_until(bytes: &[u8], at: usize, set: &[u8]) -> usize {
-    at + bytes[at.min(bytes.len())..]
-        .iter()
-        .take_while(|b| !set.contains(b))
-        .count()
-}
-
-impl<'h> Groups<'h> for HandAssignment<'h> {
-    fn name(&self, name: &str) -> Option<Part<'h>> {
-        match name {
-            "lead" => self.lead.then(|| Part::new(self.hay, 0, 1)),
-            "key" => Some(self.key),
-            "op" => Some(self.op),
-            "next" => self.next,
-            "eol" => self.eol,
-            _ => (self.value.0 == name).then_some(self.value.1),
-        }
-    }
-
-    fn whole(&self) -> Part<'h> {
-        Part::new(self.hay, 0, self.end)
-    }
-}
-
 /// The part of a match to replace, or `None` to leave the match as it is.
 pub(super) fn secret_span<'h>(kind: Kind, caps: &impl Groups<'h>) -> Option<Part<'h>> {
     let candidate = || caps.name("s").or_else(|| Some(caps.whole()));
@@ -382,17 +222,68 @@ fn bare_is_secret(v: &str, ctx: &BareContext) -> bool {
         return v.len() > 6;
     }
     if identifier {
-        return (ctx.after_colon && ctx.ends_line && v.bytes().all(|b| b.is_ascii_lowercase()))
-            || (ctx.tight && !reads_like_variable(v));
+        // After a password's name, a word is a password whatever its
+        // letters (`password=xABBcdEf`, `password: Hunter`); after other
+        // names a camelCase or capitalised word reads as code.
+        let password = is_password_key(ctx.key);
+        let word = |b: u8| {
+            if password {
+                b.is_ascii_alphabetic()
+            } else {
+                b.is_ascii_lowercase()
+            }
+        };
+        return (ctx.after_colon && ctx.ends_line && v.bytes().all(word))
+            || (ctx.tight && !reads_like_variable(v, password));
     }
     true
 }
 
 /// `user_password`, `dbPassword`, `self.pw`: how code names a variable.
-fn reads_like_variable(v: &str) -> bool {
+/// After a password's name only the first kind counts: a password may mix
+/// cases like a camelCase name.
+fn reads_like_variable(v: &str, password: bool) -> bool {
     let b = v.as_bytes();
     v.contains(['_', '.', '$'])
-        || (b[0].is_ascii_lowercase() && b.iter().any(u8::is_ascii_uppercase))
+        || (!password && b[0].is_ascii_lowercase() && b.iter().any(u8::is_ascii_uppercase))
+}
+
+/// Does a key name a password (`password`, `DB_PASSWD`, `dbPassword`,
+/// `--pwd`, `passphrase`)?
+fn is_password_key(key: &str) -> bool {
+    let norm = Folded::new(key);
+    ["password", "passwd", "passphrase", "pwd"]
+        .iter()
+        .any(|name| norm.ends_with(name))
+}
+
+/// A Discord bot token: its first part is the base64 of a numeric id (17
+/// to 20 digits, not starting with 0).
+pub(super) fn discord_bot_token(v: &str) -> bool {
+    let Some((id, _)) = v.split_once('.') else {
+        return false;
+    };
+    let (mut bits, mut held, mut digits) = (0u32, 0u32, 0usize);
+    for b in id.bytes() {
+        let six = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            _ => return false,
+        };
+        bits = (bits << 6 | u32::from(six)) & 0xfff;
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            let byte = (bits >> held) & 0xff;
+            let first_ok = digits > 0 || byte != u32::from(b'0');
+            if !(u32::from(b'0')..=u32::from(b'9')).contains(&byte) || !first_ok {
+                return false;
+            }
+            digits += 1;
+        }
+    }
+    (17..=20).contains(&digits)
 }
 
 /// Does a key name a secret by itself (`password`, `api_key`,
@@ -421,12 +312,54 @@ fn is_strong_key(key: &str) -> bool {
         "clientkey",
         "servicekey",
     ];
-    let norm: String = key
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
+    let norm = Folded::new(key);
     STRONG.iter().any(|s| norm.ends_with(s))
+}
+
+/// The last [`Folded::ROOM`] letters and digits of a key, lower-cased
+/// (`DB_PASSWORD` and `dbPassword` both end in `dbpassword`): how key names
+/// are compared, without allocating (it runs on every assignment found).
+struct Folded {
+    tail: [u8; Folded::ROOM],
+    len: usize,
+    /// More letters and digits came before the tail.
+    cut: bool,
+}
+
+impl Folded {
+    /// Longer than every name compared (`sharedaccesssignature`).
+    const ROOM: usize = 32;
+
+    fn new(key: &str) -> Folded {
+        let mut tail = [0u8; Folded::ROOM];
+        let mut len = 0;
+        let mut cut = false;
+        for &b in key.as_bytes().iter().rev() {
+            if !b.is_ascii_alphanumeric() {
+                continue;
+            }
+            if len == Folded::ROOM {
+                cut = true;
+                break;
+            }
+            len += 1;
+            tail[Folded::ROOM - len] = b.to_ascii_lowercase();
+        }
+        Folded { tail, len, cut }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.tail[Folded::ROOM - self.len..]
+    }
+
+    fn ends_with(&self, name: &str) -> bool {
+        self.as_bytes().ends_with(name.as_bytes())
+    }
+
+    /// The whole key folds to exactly `name`.
+    fn is(&self, name: &str) -> bool {
+        !self.cut && self.as_bytes() == name.as_bytes()
+    }
 }
 
 /// The value of a weak key: an opaque token, not a digest (`cache_key:
@@ -467,11 +400,21 @@ pub(super) fn opaque_token(v: &str) -> bool {
 }
 
 /// A value right after a secret's name in prose (`secret key wJalr...`):
-/// long, opaque, not a UUID-less identifier or a path. Hex digests count
-/// here: after the word `token` a 40-hex value is a token, not a commit.
+/// long, opaque (a digit in its first bytes), not a UUID-less identifier
+/// or a path. Hex digests count here: after the word `token` a 40-hex
+/// value is a token, not a commit.
 pub(super) fn context_secret(v: &str) -> bool {
     let v = v.trim_end_matches(['.', ',']);
-    v.len() >= 20 && !is_marker(v) && !is_path(v) && !is_reference(v) && opaque_token(v)
+    v.len() >= 20
+        && !is_marker(v)
+        && !is_path(v)
+        && !is_reference(v)
+        && opaque_token(v)
+        // Its pre-check looks this far for a digit (a bounded look per
+        // trigger keeps redaction linear).
+        && v.bytes()
+            .take(super::prechecks::CONTEXT_DIGIT_BYTES)
+            .any(|b| b.is_ascii_digit())
 }
 
 /// For error texts: words that look like a token cut by truncation
@@ -557,13 +500,12 @@ pub(super) fn looks_like_code(v: &str, strict: bool) -> bool {
     if v.starts_with('&') || v.starts_with('*') {
         return true; // reference / dereference
     }
-    if ["::", "->", "=>", "?.", "??"]
-        .iter()
-        .any(|op| v.contains(op))
+    let b = v.as_bytes();
+    if b.windows(2)
+        .any(|op| matches!(op, b"::" | b"->" | b"=>" | b"?." | b"??"))
     {
         return true;
     }
-    let b = v.as_bytes();
     // Negation `!flag` (not in env files, where `!` may start a password).
     if !strict
         && b.len() > 1
@@ -675,13 +617,16 @@ pub(super) fn is_version(v: &str) -> bool {
     let v = v.trim_start_matches(['^', '~', '>', '<', '=', 'v', ' ']);
     let core_end = v.find(['-', '+']).unwrap_or(v.len());
     let (core, suffix) = v.split_at(core_end);
-    let parts: Vec<&str> = core.split('.').collect();
-    let core_ok = (2..=4).contains(&parts.len())
-        && parts[0].bytes().all(|b| b.is_ascii_digit())
-        && !parts[0].is_empty()
-        && parts[1..].iter().all(|p| {
-            !p.is_empty() && (p.bytes().all(|b| b.is_ascii_digit()) || *p == "x" || *p == "*")
-        });
+    let mut parts = core.split('.');
+    let major = parts.next().unwrap_or_default();
+    let mut count = 1;
+    let core_ok = !major.is_empty()
+        && major.bytes().all(|b| b.is_ascii_digit())
+        && parts.all(|p| {
+            count += 1;
+            !p.is_empty() && (p.bytes().all(|b| b.is_ascii_digit()) || p == "x" || p == "*")
+        })
+        && (2..=4).contains(&count);
     core_ok
         && suffix
             .bytes()
@@ -747,10 +692,6 @@ pub(super) fn is_secret_key(key: &str) -> bool {
         "clstoken",
         "masktoken",
     ];
-    let norm: String = key
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    SUFFIXES.iter().any(|s| norm.ends_with(s)) && !VOCABULARY.contains(&norm.as_str())
+    let norm = Folded::new(key);
+    SUFFIXES.iter().any(|s| norm.ends_with(s)) && !VOCABULARY.iter().any(|v| norm.is(v))
 }

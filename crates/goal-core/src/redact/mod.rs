@@ -6,8 +6,15 @@
 //!
 //! - `rules.rs`: the rule table (token families, headers, URLs,
 //!   assignments, context), each rule with the literals that trigger it.
+//! - `prechecks.rs`: cheap tests that turn a trigger away before its
+//!   rule's regex runs.
+//! - `assignment.rs`: the `key = value` rule, read by hand (the commonest
+//!   trigger in agent output; the property tests hold it to its regex).
+//! - `scan.rs`: the trigger scan (a pair table, one lookup per byte).
 //! - `engine.rs`: one pass: trigger scan, each rule run only near its
 //!   trigger, spans merged, output written once (borrowed when clean).
+//! - `locate.rs`: the groups of the commonest real credentials' matches,
+//!   read by hand (the capture engine costs more than the match).
 //! - `heuristics.rs`: whether a candidate value is a secret or code, a
 //!   reference, a path, prose.
 //!
@@ -18,13 +25,19 @@
 //! assignment, an `Authorization: Bearer ` prefix, the user and host of a URL
 //! all stay in place.
 
+mod assignment;
 #[cfg(test)]
 mod corpus;
+#[cfg(test)]
+mod echo_tests;
 mod engine;
 mod heuristics;
+mod locate;
+mod prechecks;
 #[cfg(test)]
 mod props;
 mod rules;
+mod scan;
 #[cfg(test)]
 mod tests;
 
@@ -70,6 +83,39 @@ pub fn for_message(text: &str) -> String {
     let redacted = redact(text);
     heuristics::redact_opaque_words(&redacted).into_owned()
 }
+
+/// Redacts a line that may echo some of `inputs` (what a command was
+/// given: its arguments). Whether a value is a secret may depend on what
+/// follows it (`--password hunter` ending a command, `password: Hunter`
+/// ending a line), and a line that quotes the input, or only part of it,
+/// changes that. So the inputs are judged as they were given (each alone,
+/// and all of them as one command line), and every secret found there is
+/// taken from the line wherever it appears; then [`redact`] (`message`:
+/// [`for_message`]) runs on the whole line.
+pub fn echoing(text: &str, inputs: &[&str], message: bool) -> String {
+    let engine = engine();
+    let command = inputs.join(" ");
+    let mut secrets: Vec<(&str, &str)> = engine.secrets(&command);
+    for input in inputs {
+        secrets.extend(engine.secrets(input));
+    }
+    // Longest first, so that a secret holding another goes whole; a few
+    // characters could be anything.
+    secrets.retain(|(secret, _)| secret.len() >= MIN_ECHOED_SECRET);
+    secrets.sort_by_key(|(secret, _)| std::cmp::Reverse(secret.len()));
+    let mut line = text.to_string();
+    for (secret, family) in secrets {
+        line = line.replace(secret, &format!("{MARKER_PREFIX}:{family}]"));
+    }
+    if message {
+        for_message(&line)
+    } else {
+        redact(&line).into_owned()
+    }
+}
+
+/// The shortest secret of an input taken from every place a line shows it.
+const MIN_ECHOED_SECRET: usize = 4;
 
 /// Redacts every string inside `value` in place with [`redact`]. Object keys
 /// are kept, but a non-empty string stored under a secret-looking key

@@ -99,7 +99,7 @@ proptest! {
     /// captures, for keys, quotes, operators and values of every form.
     #[test]
     fn assignment_groups_read_by_hand_are_the_regex_captures(
-        key in "[/@]?[A-Za-z_]{0,6}(password|TOKEN|apiKey|secret_key)",
+        key in "[/@]?_{0,2}([A-Za-z0-9]{0,4}[_.-]){0,2}[A-Za-z0-9]{0,3}(password|TOKEN|apiKey|api_key|Api-Key|api__key|secret_key|signature|key|Key|credentials|pwd|sharedAccess-Key)",
         rest in "(\\\\?[\"'])?[ \t]{0,2}(:=|=>|=|:)[ \t]{0,2}[a-z0-9\"'\\\\ \t\r\n(\\[=:<é\u{a0}-]{0,14}",
     ) {
         let text = format!("{key}{rest}");
@@ -109,21 +109,31 @@ proptest! {
     }
 }
 
-/// Compare every group of the assignment rule's regex with the hand reader's.
+/// The hand reader finds an assignment where the rule's regex matches, and
+/// every group the regex captures.
 fn hand_groups_agree(text: &str) -> Result<(), String> {
-    use super::heuristics::{Groups, HandAssignment};
+    use super::assignment::HandAssignment;
+    use super::heuristics::Groups;
     let rules = super::rules::table();
     let rule = rules
         .iter()
         .find(|r| r.by_hand)
         .expect("the assignment rule");
-    let re = rule.regex();
-    let Some(whole) = re.find(text) else {
-        return Ok(());
+    let caps = rule.regex().captures(text);
+    let hand = HandAssignment::read(text);
+    let (caps, hand) = match (caps, hand) {
+        (None, None) => return Ok(()),
+        (Some(_), None) => return Err(format!("no hand read of {text:?}")),
+        (None, Some(_)) => return Err(format!("a hand read of {text:?}, no regex match")),
+        (Some(caps), Some(hand)) => (caps, hand),
     };
-    let caps = re.captures(text).expect("a match has captures");
-    let hand =
-        HandAssignment::read(text, whole.end()).ok_or(format!("no hand read of {text:?}"))?;
+    if caps.get(0).map(|m| m.end()) != Some(hand.end()) {
+        return Err(format!(
+            "end of {text:?}: regex {:?}, hand {}",
+            caps.get(0).map(|m| m.end()),
+            hand.end()
+        ));
+    }
     for name in [
         "lead", "key", "op", "dq", "sq", "edq", "bare", "next", "eol",
     ] {
@@ -152,23 +162,150 @@ fn a_quoted_value_has_no_next_or_line_end_group() {
     }
 }
 
+/// Keys and near misses of the key grammar, read by hand and by the regex.
+#[test]
+fn hand_key_grammar_is_the_regex_key_grammar() {
+    for key in [
+        "password",
+        "DB_PASSWORD",
+        "__db.password",
+        "dbPassword",
+        "mypassword",
+        "api__key",
+        "x-api-key",
+        "apikey",
+        "Api-Key",
+        "key",
+        "cache_key",
+        "a..key",
+        "_key",
+        "x_",
+        "pwd",
+        "sharedAccessSignature",
+        "shared-access_signature",
+        "AccountKey",
+        "accountKey",
+        "credentials",
+        "myCredential",
+        "Token",
+        "T0ken",
+        "9token",
+        "x.signature",
+        "_",
+    ] {
+        for text in [
+            format!("{key}=v"),
+            format!("/{key}: 'v'"),
+            format!("{key} := \"v\""),
+        ] {
+            hand_groups_agree(&text).unwrap();
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
     /// The context rule's pre-check, which skips ahead, says the same as
-    /// counting each run of value bytes byte by byte.
+    /// counting each run of value bytes byte by byte (a run starting within
+    /// reach, however far it goes).
     #[test]
     fn context_precheck_agrees_with_counting_runs(
-        text in "[a-z0-9 ./=_-]{0,70}",
+        text in "[a-z0-9 ./=_-]{0,160}",
         at in 0usize..70,
     ) {
         let bytes = text.as_bytes();
         let at = at.min(bytes.len());
-        let window = &bytes[at..bytes.len().min(at + 48)];
         let value = |b: u8| b.is_ascii_alphanumeric() || b"/+_=~.-".contains(&b);
-        let counted = window
-            .split(|&b| !value(b))
-            .any(|run| run.len() >= 20 && run.iter().any(u8::is_ascii_digit));
-        prop_assert_eq!(super::rules::opaque_run_follows(bytes, at), counted, "{:?} at {}", text, at);
+        // Runs of value bytes with where they start, counted from `at`.
+        let mut runs = Vec::new();
+        let mut from = 0;
+        for run in bytes[at..].split(|&b| !value(b)) {
+            runs.push((from, run));
+            from += run.len() + 1;
+        }
+        let digits_end = super::prechecks::CONTEXT_REACH + super::prechecks::CONTEXT_DIGIT_BYTES;
+        let counted = runs.iter().any(|(from, run)| {
+            *from <= super::prechecks::CONTEXT_REACH
+                && run.len() >= 20
+                && run.iter().take(digits_end.saturating_sub(*from)).any(u8::is_ascii_digit)
+        });
+        prop_assert_eq!(super::prechecks::opaque_run_follows(bytes, at), counted, "{:?} at {}", text, at);
+    }
+}
+
+/// Every hand locator (`locate.rs`) reads the groups the rule's regex
+/// captures, on the match the regex finds.
+fn located_groups_agree(family: &str, text: &str) -> Result<(), String> {
+    use super::heuristics::Groups;
+    let rules = super::rules::table();
+    let rule = rules
+        .iter()
+        .find(|r| r.family == family && r.locate.is_some())
+        .expect("a rule with a locator");
+    let re = rule.regex();
+    let Some(whole) = re.find(text) else {
+        return Ok(());
+    };
+    let caps = re.captures(text).expect("a match has captures");
+    let located = (rule.locate.expect("a locator"))(&text[..whole.end()]);
+    for name in ["s", "scheme"] {
+        let by_regex = caps.name(name).map(|m| (m.start(), m.end()));
+        let by_hand = located
+            .as_ref()
+            .and_then(|l| Groups::name(l, name))
+            .map(|p| (p.start(), p.end()));
+        if by_regex != by_hand {
+            return Err(format!(
+                "{family}: group {name} of {text:?}: regex {by_regex:?}, hand {by_hand:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn located_groups_are_the_regex_captures(
+        bearer in "(?i:bearer)[ \t]{1,2}[A-Za-z0-9._~+/=-]{14,20}=?[ a-z\"]{0,2}",
+        url in "[a-z][a-z+.]{0,3}://[a-z:@]{0,5}:[a-z0-9:/@#\\\\]{0,8}@[a-z.@]{0,4}",
+        aws in "(?i:aws_?secret_?(access_?)?key)(\\\\?[\"'])?[ \t]{0,2}(:=|=>|=|:|==|=:)[ \t]{0,2}(\\\\?[\"'])?[A-Za-z0-9/+=]{27,33}[ \"a-z]?",
+        auth in "(proxy-)?(?i:authorization)(\\\\?[\"'])?[ \t]{0,2}[:=][ \t]{0,2}(\\\\?[\"'])?((?i:bearer|basic|token|bot|digest|ntlm|apikey|sso-key|ssws)[ \t]{0,2})?[a-zA-Z0-9\"'`;:= \t]{0,12}",
+    ) {
+        for (family, text) in [
+            ("bearer-token", bearer),
+            ("url-credentials", url),
+            ("aws-secret-key", aws),
+            ("authorization", auth),
+        ] {
+            if let Err(why) = located_groups_agree(family, &text) {
+                prop_assert!(false, "{}", why);
+            }
+        }
+    }
+}
+
+/// Cases where a locator must choose as the regex does: an operator that
+/// leaves too short a secret, a scheme with no secret after it.
+#[test]
+fn locators_choose_as_the_regex_does() {
+    let key = "A".repeat(29);
+    for (family, text) in [
+        ("aws-secret-key", format!("aws_secret_key:={key}")),
+        ("aws-secret-key", format!("AWS_SECRET_KEY := '{key}x'")),
+        ("aws-secret-key", format!("awssecretkey=>{key}xy")),
+        ("authorization", "Authorization: Bearer".to_string()),
+        ("authorization", "Authorization: Bearer \"x\"".to_string()),
+        (
+            "authorization",
+            "proxy-authorization=\\\"Basic   dXNlcg".to_string(),
+        ),
+        ("authorization", "Authorization: Basically".to_string()),
+        ("url-credentials", "https://user:p@ss:w0rd@host".to_string()),
+        ("url-credentials", "s3://:secret@bucket".to_string()),
+    ] {
+        located_groups_agree(family, &text).unwrap();
     }
 }

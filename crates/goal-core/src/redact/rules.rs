@@ -14,9 +14,15 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::assignment;
 use super::heuristics::{
-    bearer_like, has_letter_and_digit, long_opaque, mixed_case, mixed_case_and_digit,
-    not_reference, opaque_token, url_password,
+    bearer_like, discord_bot_token, has_letter_and_digit, long_opaque, mixed_case,
+    mixed_case_and_digit, not_reference, opaque_token, url_password,
+};
+use super::locate::{self, Locate};
+use super::prechecks::{
+    bearer_value_follows, dashes_before, header_value_follows, opaque_run_follows, token_follows,
+    BEARER_MIN_BYTES, FLAG_NAME_BYTES,
 };
 
 /// What to do with a match of a rule.
@@ -94,7 +100,7 @@ fn header_byte(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'-'
 }
 
-fn name_byte(b: u8) -> bool {
+pub(super) fn name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
 }
 
@@ -131,13 +137,16 @@ pub(super) struct Rule {
     /// Bytes after the trigger the window first spans; grown when a match
     /// reaches the window's end.
     pub reach: usize,
-    /// A cheap test of the bytes after the trigger that must pass before
-    /// the regex runs (for rules whose triggers are common words).
+    /// A cheap test of the bytes around the trigger that must pass before
+    /// the regex runs (for rules whose triggers are common words); the scan
+    /// runs it, so a trigger it turns away is never reported.
     pub precheck: Option<fn(&[u8], usize) -> bool>,
-    /// The `key = value` rule: after a match, its key and operator are read
-    /// by hand (`heuristics::HandAssignment`): the rule's capture engine
-    /// costs far more than its match.
+    /// The `key = value` rule: read by hand (`assignment.rs`), never by its
+    /// regex, which costs several times more.
     pub by_hand: bool,
+    /// Reads the groups of a match by hand (`locate.rs`) instead of the
+    /// regex's capture engine.
+    pub locate: Option<Locate>,
     /// Compiled on first use.
     re: OnceLock<Regex>,
 }
@@ -159,20 +168,6 @@ impl Rule {
         self.re.get().is_some()
     }
 }
-
-/// Names a secret may be stored under, matched case-insensitively after any
-/// prefix such as `DB_`, `GITHUB_`, `client_`, `x-`.
-const KEY_NAMES: &str = concat!(
-    r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key",
-    r"|account[_-]?key|shared[_-]?access[_-]?key|shared[_-]?access[_-]?signature|master[_-]?key",
-    r"|signing[_-]?key|encryption[_-]?key|auth[_-]?key|app[_-]?key|license[_-]?key|client[_-]?key",
-    r"|service[_-]?key|credentials?",
-);
-
-/// The same names as the tail of a camelCase identifier (`accessToken`,
-/// `dbPassword`, `apiKey`), plus any `...Key`/`..._key` (judged more
-/// strictly, see `heuristics::weak_key`).
-const CAMEL_KEY_NAMES: &str = r"Password|Passwd|Passphrase|Pwd|Secret|Token|Key|Credentials?";
 
 /// How every name above ends (ASCII case-insensitively): the triggers of the
 /// assignment rules.
@@ -208,8 +203,9 @@ const FLAG_VALUE: &str = concat!(
     r#"(?:"(?P<dq>(?:[^"\\\r\n]|\\.)*)""#,
     r#"|'(?P<sq>(?:[^'\\\r\n]|\\.)*)'"#,
     r#"|(?P<bare>[^\s"'`,;&|()\[\]{}<>=:\\-][^\s"'`,;&|()\[\]{}\\]*))"#,
-    // What follows: another flag, a pipe or the line's end (a command).
-    r"(?P<fend>[ \t]*(?:-|[|;&]|(?m:$)))?",
+    // What follows: another flag, a pipe, the line's end or the quote or
+    // bracket closing a quoted command (a command, echoed or not).
+    r#"(?P<fend>[ \t]*(?:-|[|;&]|["'`)\]]|(?m:$)))?"#,
 );
 
 /// Optional quote between a key and its operator, possibly JSON-escaped.
@@ -244,19 +240,23 @@ fn rule(
         reach: 512,
         precheck: None,
         by_hand: false,
+        locate: None,
         re: OnceLock::new(),
     }
 }
 
 /// A token format anchored at one of its prefixes (which start a word).
 fn tok(family: &'static str, prefixes: &[&'static str], pattern: &str) -> Rule {
-    rule(
-        family,
-        pattern.to_string(),
-        Kind::Token,
-        triggers(prefixes, true, Then::Anything),
-        Start::AtTrigger,
-    )
+    Rule {
+        precheck: Some(token_follows),
+        ..rule(
+            family,
+            pattern.to_string(),
+            Kind::Token,
+            triggers(prefixes, true, Then::Anything),
+            Start::AtTrigger,
+        )
+    }
 }
 
 /// A token format whose candidates must also pass `check`.
@@ -313,15 +313,18 @@ pub(super) fn table() -> Vec<Rule> {
         },
         // scheme://user:password@host -- only the password goes. A raw `/`
         // may occur in a password; `host:443/path/@scope` is a port.
-        rule(
-            "url-credentials",
-            format!(
-                r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s?#@\[\]"'<>\\]+)@"#
-            ),
-            Kind::Checked(url_password),
-            triggers(&["://"], false, Then::Anything),
-            back(scheme_byte, 64),
-        ),
+        Rule {
+            locate: Some(locate::url_password),
+            ..rule(
+                "url-credentials",
+                format!(
+                    r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]"'<>]*:(?P<s>[^\s?#@\[\]"'<>\\]+)@"#
+                ),
+                Kind::Checked(url_password),
+                triggers(&["://"], false, Then::Anything),
+                back(scheme_byte, 64),
+            )
+        },
         tok(
             "slack-webhook",
             &["hooks.slack.com/"],
@@ -331,6 +334,17 @@ pub(super) fn table() -> Vec<Rule> {
             "discord-webhook",
             &["discord.com/api/webhooks/", "discordapp.com/api/webhooks/"],
             r"discord(?:app)?\.com/api/webhooks/[0-9]{5,}/(?P<s>[A-Za-z0-9_-]{20,})",
+        ),
+        // A Discord bot token standing alone: the base64 of the bot's
+        // numeric id (so it starts `M`, `N` or `O` and then `D`, `T`, `j`
+        // or `z`), a timestamp, an HMAC. The check decodes the id.
+        checked(
+            "discord-bot-token",
+            &[
+                "md", "mt", "mj", "mz", "nd", "nt", "nj", "nz", "od", "ot", "oj", "oz",
+            ],
+            r"[MNO][A-Za-z0-9]{22,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}",
+            discord_bot_token,
         ),
         rule(
             "teams-webhook",
@@ -369,15 +383,18 @@ pub(super) fn table() -> Vec<Rule> {
             ],
             r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z2-7]{16}(?-u:\b)",
         ),
-        rule(
-            "aws-secret-key",
-            format!(
-                r"(?i-u:aws_?secret_?(?:access_?)?key){Q}[ \t]*(?::=|=>|=|:)[ \t]*{Q}(?P<s>[A-Za-z0-9/+=]{{30,}})"
-            ),
-            Kind::Token,
-            triggers(&["aws_secret", "awssecret"], true, Then::Anything),
-            Start::AtTrigger,
-        ),
+        Rule {
+            locate: Some(locate::aws_secret),
+            ..rule(
+                "aws-secret-key",
+                format!(
+                    r"(?i-u:aws_?secret_?(?:access_?)?key){Q}[ \t]*(?::=|=>|=|:)[ \t]*{Q}(?P<s>[A-Za-z0-9/+=]{{30,}})"
+                ),
+                Kind::Token,
+                triggers(&["aws_secret", "awssecret"], true, Then::Anything),
+                Start::AtTrigger,
+            )
+        },
         tok("google-api-key", &["aiza"], r"AIza[0-9A-Za-z_-]{35}"),
         tok(
             "google-oauth-secret",
@@ -836,7 +853,10 @@ pub(super) fn table() -> Vec<Rule> {
         }
     }
     rules.extend([
-        rule(
+        Rule {
+            precheck: Some(header_value_follows),
+            locate: Some(locate::authorization),
+            ..rule(
             "authorization",
             format!(
                 r#"{B}(?i-u:(?:proxy-)?authorization){Q}[ \t]*[:=][ \t]*{Q}(?P<scheme>(?i-u:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key|ssws)[ \t]+)?(?P<s>[^\s"'`,;\\()\[\]{{}}<>]+)"#
@@ -844,14 +864,19 @@ pub(super) fn table() -> Vec<Rule> {
             Kind::Authorization,
             triggers(&["authorization"], false, Then::Operator),
             back(header_byte, 16),
-        ),
-        rule(
-            "bearer-token",
-            r"(?i-u:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)".to_string(),
-            Kind::Checked(bearer_like),
-            triggers(&["bearer"], true, Then::Blank),
-            Start::AtTrigger,
-        ),
+        )
+        },
+        Rule {
+            precheck: Some(bearer_value_follows),
+            locate: Some(locate::bearer),
+            ..rule(
+                "bearer-token",
+                format!(r"(?i-u:bearer)[ \t]+(?P<s>[A-Za-z0-9._~+/-]{{{BEARER_MIN_BYTES},}}=*)"),
+                Kind::Checked(bearer_like),
+                triggers(&["bearer"], true, Then::Blank),
+                Start::AtTrigger,
+            )
+        },
         rule(
             "cookie",
             format!(r#"{B}(?i-u:(?:set-)?cookie){Q}[ \t]*:[ \t]*{Q}(?P<s>[^\r\n"'\\]+)"#),
@@ -903,21 +928,25 @@ pub(super) fn table() -> Vec<Rule> {
                 lead: b"?&#;",
             },
         ),
-        rule(
-            "secret",
-            format!(
-                r"--(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token)[ \t]+{FLAG_VALUE}"
-            ),
-            Kind::Flag,
-            triggers(KEY_ENDINGS, false, Then::Blank),
-            back(name_byte, 64),
-        ),
+        Rule {
+            precheck: Some(dashes_before),
+            ..rule(
+                "secret",
+                format!(
+                    r"--(?P<key>(?:[A-Za-z0-9]+-)*(?i-u:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token))[ \t]+{FLAG_VALUE}"
+                ),
+                Kind::Flag,
+                triggers(KEY_ENDINGS, false, Then::Blank),
+                back(name_byte, FLAG_NAME_BYTES),
+            )
+        },
         Rule {
             by_hand: true,
             ..rule(
             "secret",
             format!(
-                r"(?P<lead>[/@])?{B}(?P<key>_*(?:(?:[A-Za-z0-9]+[_.-])*(?i-u:{KEY_NAMES})|(?:[A-Za-z0-9]+[_.-])+(?i-u:key|signature)|[a-z][a-zA-Z0-9]*(?:{CAMEL_KEY_NAMES}))){B}{Q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{VALUE}"
+                r"(?P<lead>[/@])?{B}(?P<key>{}){B}{Q}[ \t]*(?P<op>:=|=>|=|:)[ \t]*{VALUE}",
+                assignment::key_pattern()
             ),
             Kind::Assignment,
             triggers(KEY_ENDINGS, false, Then::Operator),
@@ -932,19 +961,21 @@ pub(super) fn table() -> Vec<Rule> {
         rule(
             "secret",
             format!(
-                r"(?i-u:setx|set[ \t]+-[gUx]+)[ \t]+(?P<key>[A-Za-z0-9_]*(?i-u:{KEY_NAMES}))[ \t]+{VALUE}"
+                r"(?i-u:setx|set[ \t]+-[gUx]+)[ \t]+(?P<key>[A-Za-z0-9_]*(?i-u:{}))[ \t]+{VALUE}",
+                assignment::key_names_pattern()
             ),
             Kind::Assignment,
             triggers(&["setx", "set"], true, Then::Blank),
             Start::AtTrigger,
         ),
         // Prose and logs: `secret key wJalr...`, `the token is 3f9c...`,
-        // `API key: ...`: a long opaque value right after a secret's name.
+        // `API key: ...`: a long opaque value right after a secret's name
+        // (at most `prechecks::CONTEXT_REACH` bytes after it).
         Rule {
             precheck: Some(opaque_run_follows),
             ..rule(
             "secret",
-            r#"(?i-u:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?|(?:(?:access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)(?:[ \t]+(?i-u:is|was|are|=|:|->|of|for|to|now|here|value))*[ \t]*[:=]?[ \t]*["'`]?(?P<s>[A-Za-z0-9/+_=~-](?:\.?[A-Za-z0-9/+_=~-]){19,})"#
+            r#"(?i-u:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?|(?:(?:access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)(?:[ \t]{1,4}(?i-u:is|was|are|=|:|->|of|for|to|now|here|value)){0,3}[ \t]{0,4}[:=]?[ \t]{0,4}["'`]?(?P<s>[A-Za-z0-9/+_=~-](?:\.?[A-Za-z0-9/+_=~-]){19,})"#
                 .to_string(),
             Kind::Checked(super::heuristics::context_secret),
             triggers(
@@ -960,44 +991,4 @@ pub(super) fn table() -> Vec<Rule> {
         },
     ]);
     rules
-}
-
-/// `[A-Za-z0-9/+_=~.-]` as a table: [`opaque_run_follows`] runs on every
-/// common word that may name a secret.
-static OPAQUE_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric()
-            || matches!(c, b'/' | b'+' | b'_' | b'=' | b'~' | b'.' | b'-');
-        b += 1;
-    }
-    table
-};
-
-/// Within 48 bytes after `at`: a run of 20 value bytes with a digit, which
-/// the context rule's value needs (its name and filler words are shorter).
-/// Looks at the byte that would end a run first, so ordinary prose costs a
-/// few lookups rather than 48.
-pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
-    const RUN: usize = 20;
-    let window = &text[at..text.len().min(at + 48)];
-    let opaque = |b: &u8| OPAQUE_BYTE[usize::from(*b)];
-    // `start` is always where a run may begin: the window's start or just
-    // after a byte that is not a value byte.
-    let mut start = 0;
-    while start + RUN <= window.len() {
-        let last = start + RUN - 1;
-        if let Some(stop) = window[start..=last].iter().rposition(|b| !opaque(b)) {
-            start += stop + 1;
-            continue;
-        }
-        let end = last + 1 + window[last + 1..].iter().take_while(|b| opaque(b)).count();
-        if window[start..end].iter().any(u8::is_ascii_digit) {
-            return true;
-        }
-        start = end + 1;
-    }
-    false
 }

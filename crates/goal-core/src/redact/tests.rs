@@ -1,8 +1,10 @@
 //! Unit tests of redaction: fixtures per family, ordinary text, idempotence,
 //! the engine's triggers and windows.
 
-use super::engine::{candidates, is_word_byte, window_start, Engine};
+use super::engine::{candidates, window_start, Engine};
+use super::prechecks;
 use super::rules::Start;
+use super::scan::is_word_byte;
 use super::*;
 use regex::Regex;
 use serde_json::json;
@@ -684,6 +686,13 @@ fn assert_triggers_necessary(engine: &Engine, text: &str) {
             );
         }
     }
+    // The pre-checks, run by the scan, turn away only triggers whose rule
+    // would redact nothing there.
+    assert_eq!(
+        engine.redact_with(text, true),
+        engine.redact_with(text, false),
+        "a pre-check changed the redaction of {text:?}"
+    );
 }
 
 #[test]
@@ -857,5 +866,83 @@ fn only_triggered_rules_are_compiled() {
             "{} compiled without a trigger",
             rule.1.family
         );
+    }
+}
+
+/// The pre-check of the token formats (`prechecks::token_follows`) never turns
+/// away a match: every format matches only visible ASCII (no blank, no
+/// byte outside ASCII), at least `TOKEN_MIN_BYTES` of it.
+#[test]
+fn token_formats_match_enough_visible_ascii() {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn visible(hir: &Hir) -> bool {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => true,
+            HirKind::Literal(lit) => lit.0.iter().all(u8::is_ascii_graphic),
+            HirKind::Class(Class::Unicode(c)) => c
+                .ranges()
+                .iter()
+                .all(|r| r.start() >= '!' && r.end() <= '~'),
+            HirKind::Class(Class::Bytes(c)) => c
+                .ranges()
+                .iter()
+                .all(|r| r.start() >= b'!' && r.end() <= b'~'),
+            HirKind::Repetition(r) => visible(&r.sub),
+            HirKind::Capture(c) => visible(&c.sub),
+            HirKind::Concat(all) | HirKind::Alternation(all) => all.iter().all(visible),
+        }
+    }
+    let mut checked = 0;
+    for rule in rules::table() {
+        let Some(precheck) = rule.precheck else {
+            continue;
+        };
+        if !std::ptr::fn_addr_eq(
+            precheck,
+            prechecks::token_follows as fn(&[u8], usize) -> bool,
+        ) {
+            continue;
+        }
+        assert!(matches!(rule.start, Start::AtTrigger), "{}", rule.family);
+        let hir = regex_syntax::parse(&rule.pattern).expect("a valid pattern");
+        assert!(
+            visible(&hir),
+            "{}: {} may match a blank",
+            rule.family,
+            rule.pattern
+        );
+        assert!(
+            hir.properties().minimum_len() >= Some(prechecks::TOKEN_MIN_BYTES),
+            "{}: {} may match fewer than {} bytes",
+            rule.family,
+            rule.pattern,
+            prechecks::TOKEN_MIN_BYTES
+        );
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} token formats checked");
+}
+
+/// A Discord bot token is redacted standing alone; a string of its shape
+/// whose first part is not the base64 of a numeric id is left alone.
+#[test]
+fn discord_bot_tokens_alone_and_lookalikes() {
+    let mut rng = super::corpus::Rng(0xd15c_0bd0_7042_1e55);
+    for (digits, hmac) in [(17, 27), (18, 27), (19, 38), (20, 38)] {
+        let token = super::corpus::discord_bot_token(&mut rng, digits, hmac);
+        for line in [
+            token.clone(),
+            format!("bot.run({token:?})"),
+            format!("the bot logs in with {token} now"),
+        ] {
+            let out = redact(&line);
+            assert!(!out.contains(&token), "{line:?} -> {out:?}");
+            assert!(out.contains("[REDACTED:discord-bot-token]"), "{out:?}");
+        }
+    }
+    let lookalike = format!("M{}.{}.{}", "z".repeat(23), mix(6), mix(30));
+    assert_eq!(redact(&lookalike), lookalike.as_str());
+    for prose in ["Other notes on mdBook", "Not ready; odd ojos.", "NZ.Nd.Mt"] {
+        assert_eq!(redact(prose), prose);
     }
 }

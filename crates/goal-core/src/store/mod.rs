@@ -71,6 +71,7 @@ pub mod files;
 mod journal;
 pub mod lock;
 pub mod logs;
+mod outside;
 pub mod paths;
 mod side;
 
@@ -81,6 +82,7 @@ pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
 pub use journal::{JOURNAL_KEEP_LINES, JOURNAL_MAX_BYTES};
 pub use lock::StoreLock;
 pub use logs::MAX_LOG_DETAIL_CHARS;
+pub use outside::{outside_version, read_outside, write_outside, FileVersion, Outside};
 pub(crate) use paths::shown;
 pub use paths::{
     cwd_hash, normalize_cwd, validate_cwd, validate_session_id, MAX_CWD_LEN, MAX_SESSION_ID_LEN,

@@ -31,6 +31,15 @@ impl Store {
         stage_lazy(&dir, name, bytes)?.commit().map(|_| ())
     }
 
+    /// `<root>/<folder>`, made a private folder (0700, never a symlink) if
+    /// it is not one yet: for files of the goal system's own that are not
+    /// goal state (the watcher's socket and lock).
+    pub fn private_folder(&self, folder: &str) -> Result<PathBuf> {
+        let dir = self.config.root.join(folder);
+        self.ensure_subdir(&dir)?;
+        Ok(dir)
+    }
+
     /// Read `<root>/<folder>/<name>` without following a symlink: `None` when
     /// missing, `CORRUPT` when refused (a symlink, not a file, too large).
     pub fn read_side_file(&self, folder: &str, name: &str) -> Result<Option<Vec<u8>>> {

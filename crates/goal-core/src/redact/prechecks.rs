@@ -1,0 +1,134 @@
+//! Cheap tests a rule runs before its regex. Their triggers are also
+//! common words (`token`, `secret_key`, `Authorization: `Bearer ${t}``),
+//! and most of their occurrences can be turned away by looking at a few
+//! bytes; each test only ever rejects what the rule's pattern cannot match
+//! (the tests check the token formats' bound against their patterns).
+
+use super::rules::name_byte;
+
+/// The fewest bytes a token format matches (the tests check every format
+/// built by `rules::tok` against it).
+pub(super) const TOKEN_MIN_BYTES: usize = 12;
+
+/// At `at`, at least [`TOKEN_MIN_BYTES`] visible ASCII bytes (no blank):
+/// what every token format needs. Their prefixes are also common words
+/// (`secret_key`, `NPM_TOKEN`, `pat`), which this turns away without
+/// running the format's regex.
+pub(super) fn token_follows(text: &[u8], at: usize) -> bool {
+    text.get(at..at + TOKEN_MIN_BYTES)
+        .is_some_and(|run| run.iter().all(|b| b.is_ascii_graphic()))
+}
+
+/// The shortest bearer token.
+pub(super) const BEARER_MIN_BYTES: usize = 16;
+
+/// After `Bearer` and blanks, the first [`BEARER_MIN_BYTES`] bytes of a
+/// token (`Bearer ${token}` in code has none).
+pub(super) fn bearer_value_follows(text: &[u8], at: usize) -> bool {
+    let from = at + "bearer".len();
+    let from = from
+        + text[from..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+    text.get(from..from + BEARER_MIN_BYTES).is_some_and(|run| {
+        run.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b))
+    })
+}
+
+/// After `Authorization`, its quote, operator and blanks: a byte a header
+/// value may start with (``Authorization: `Bearer ${t}` `` in code is none).
+pub(super) fn header_value_follows(text: &[u8], at: usize) -> bool {
+    let quote = |i: usize| match text.get(i..) {
+        Some([b'\\', b'"' | b'\'', ..]) => i + 2,
+        Some([b'"' | b'\'', ..]) => i + 1,
+        _ => i,
+    };
+    let blanks = |i: usize| {
+        i + text[i.min(text.len())..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let op = blanks(quote(at + "authorization".len()));
+    if !matches!(text.get(op), Some(b':' | b'=')) {
+        return false;
+    }
+    let value = quote(blanks(op + 1));
+    text.get(value)
+        .is_some_and(|&b| !(b.is_ascii_whitespace() || b"\"'`,;\\()[]{}<>".contains(&b)))
+}
+
+/// How far before its name's ending a `--flag` may start.
+pub(super) const FLAG_NAME_BYTES: usize = 64;
+
+/// A `--` in the run of name bytes before `at`: where the flag rule's
+/// matches start. Key endings followed by a blank are mostly prose (`the
+/// token is`), which this turns away without running the rule's regex.
+pub(super) fn dashes_before(text: &[u8], at: usize) -> bool {
+    let limit = at.saturating_sub(FLAG_NAME_BYTES);
+    let mut first = at;
+    while first > limit && name_byte(text[first - 1]) {
+        first -= 1;
+    }
+    text[first..at].windows(2).any(|pair| pair == b"--")
+}
+
+/// `[A-Za-z0-9/+_=~.-]` as a table: [`opaque_run_follows`] runs on every
+/// common word that may name a secret.
+static OPAQUE_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(c, b'/' | b'+' | b'_' | b'=' | b'~' | b'.' | b'-');
+        b += 1;
+    }
+    table
+};
+
+/// Where the context rule's secret may start, at the latest, after its
+/// trigger: its longest name (21 bytes), three filler words with their
+/// blanks (27) and what may come before a value (10), as bounded in its
+/// pattern.
+pub(super) const CONTEXT_REACH: usize = 58;
+
+/// How far into its value the context rule looks for a digit (see
+/// `heuristics::context_secret`), so that a trigger costs a bounded look
+/// however long the run of value bytes after it.
+pub(super) const CONTEXT_DIGIT_BYTES: usize = 64;
+
+/// A run of 20 value bytes or more that starts at most [`CONTEXT_REACH`]
+/// bytes after `at`, with a digit early enough: what the context rule's
+/// secret lies in. Looks at the byte that would end a run first, so
+/// ordinary prose costs a few lookups per word.
+pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
+    const RUN: usize = 20;
+    let text = &text[at..];
+    // No secret's first digit lies past this.
+    let digits_end = text.len().min(CONTEXT_REACH + CONTEXT_DIGIT_BYTES);
+    let opaque = |b: &u8| OPAQUE_BYTE[usize::from(*b)];
+    // `start` is always where a run may begin: `at` or just after a byte
+    // that is not a value byte.
+    let mut start = 0;
+    while start <= CONTEXT_REACH && start + RUN <= text.len() {
+        let last = start + RUN - 1;
+        if let Some(stop) = text[start..=last].iter().rposition(|b| !opaque(b)) {
+            start += stop + 1;
+            continue;
+        }
+        let end = last
+            + 1
+            + text[last + 1..digits_end.max(last + 1)]
+                .iter()
+                .take_while(|b| opaque(b))
+                .count();
+        if text[start..end].iter().any(u8::is_ascii_digit) {
+            return true;
+        }
+        start = end + 1;
+    }
+    false
+}

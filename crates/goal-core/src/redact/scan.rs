@@ -1,0 +1,387 @@
+//! The trigger scan: where in a text does a rule's literal trigger occur?
+//!
+//! One pass with one table lookup per byte: a pair table says, for every
+//! two bytes (in any ASCII case), whether they may start a trigger, may be a
+//! trigger's second and third bytes, and whether the triggers they start
+//! must start a word. Branch-free bit tests over eight positions at a time
+//! turn that into a mask of the few positions worth a closer look (about
+//! one in thirty in agent output). There, the pair's third-byte set turns
+//! most of them away with one test, and only the rest are compared with the
+//! literals that start with the pair, each literal once however many rules
+//! it triggers.
+//!
+//! A general multi-literal searcher (the `aho-corasick` crate, already in
+//! the tree through `regex`) was measured against this on the bench's agent
+//! output: with the 250 case-insensitive literals its automaton walk alone
+//! (SIMD prefilters do not apply to that many literals) ran at under half
+//! this scan's speed with its checks (README, Performance).
+
+use super::rules::{Rule, Then, Trigger};
+
+/// The pair can be a trigger's first two bytes...
+const PAIR_STARTS: u8 = 1;
+/// ... its second and third bytes (any pair whose first byte ends a
+/// trigger of two bytes)...
+const PAIR_CONTINUES: u8 = 2;
+/// ... every trigger it starts must start a word...
+const PAIR_WORD_ONLY: u8 = 4;
+/// ... and its first byte is a word byte (so the pair at the position
+/// before tells whether a position can start a word).
+const PAIR_FIRST_IS_WORD: u8 = 8;
+
+/// The index of a byte pair in the pair table: the pair as a little-endian
+/// `u16`.
+fn pair_index(first: u8, second: u8) -> usize {
+    usize::from(u16::from_le_bytes([first, second]))
+}
+
+/// The index of a pair of ASCII bytes in the slot table.
+fn slot_index(first: u8, second: u8) -> usize {
+    usize::from(first & 0x7f) | usize::from(second & 0x7f) << 7
+}
+
+/// Positions the scan tests per mask: a bit per position.
+const CHUNK: usize = 64;
+
+/// `[A-Za-z0-9_]`, the bytes of `(?-u:\w)`.
+#[inline]
+pub(super) fn is_word_byte(b: u8) -> bool {
+    WORD_BYTE[usize::from(b)]
+}
+
+static WORD_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    table
+};
+
+/// One rule's use of a literal: what it requires around it.
+struct Use {
+    rule: usize,
+    /// The byte before the literal must not be a word byte.
+    word_start: bool,
+    then: Then,
+}
+
+impl Use {
+    /// Given that the literal (`len` bytes) occurs at `at`: do its
+    /// surroundings fit this rule?
+    #[inline]
+    fn fits(&self, text: &[u8], at: usize, len: usize) -> bool {
+        if self.word_start && at > 0 && is_word_byte(text[at - 1]) {
+            return false;
+        }
+        let rest = &text[at + len..];
+        match self.then {
+            Then::Anything => true,
+            Then::Blank => matches!(rest.first(), Some(b' ' | b'\t')),
+            Then::Operator => {
+                // `(?:\\?["'])?[ \t]*` then the first byte of `:`, `=`, `:=`
+                // or `=>`. The blank run is bounded so a trigger check stays
+                // constant time.
+                let quote = match rest {
+                    [b'\\', b'"' | b'\'', ..] => 2,
+                    [b'"' | b'\'', ..] => 1,
+                    _ => 0,
+                };
+                let blanks = rest[quote..]
+                    .iter()
+                    .take(64)
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count();
+                matches!(rest.get(quote + blanks), Some(b':' | b'='))
+            }
+        }
+    }
+}
+
+/// A literal and the rules it triggers.
+struct Literal {
+    lit: &'static [u8],
+    /// The literal's first (up to) eight bytes as a little-endian word, ...
+    head: u64,
+    /// ... the bits of those bytes to compare (all of each byte of the
+    /// literal, none past its end), ...
+    head_mask: u64,
+    /// ... and bit 5 of each letter, set in the text before comparing, so
+    /// that an upper-case letter compares equal (the literal is lower
+    /// case).
+    head_fold: u64,
+    /// Its rules: `uses[first_use..end_use]` of the table.
+    first_use: u16,
+    end_use: u16,
+}
+
+impl Literal {
+    fn new(lit: &'static str) -> Literal {
+        let (mut head, mut head_mask, mut head_fold) = (0, 0, 0);
+        for (i, &b) in lit.as_bytes().iter().take(8).enumerate() {
+            head |= u64::from(b) << (8 * i);
+            head_mask |= 0xff << (8 * i);
+            if b.is_ascii_lowercase() {
+                head_fold |= 0x20 << (8 * i);
+            }
+        }
+        Literal {
+            lit: lit.as_bytes(),
+            head,
+            head_mask,
+            head_fold,
+            first_use: 0,
+            end_use: 0,
+        }
+    }
+
+    /// Does the literal occur at `at`, given the eight bytes of the text
+    /// there (`None` near the end)? One word comparison rejects nearly all
+    /// candidates.
+    #[inline]
+    fn occurs_at(&self, text: &[u8], at: usize, word: Option<u64>) -> bool {
+        let end = at + self.lit.len();
+        match word {
+            Some(word) => {
+                (word | self.head_fold) & self.head_mask == self.head
+                    && (self.lit.len() <= 8
+                        || matches!(text.get(at + 8..end), Some(tail) if tail.eq_ignore_ascii_case(&self.lit[8..])))
+            }
+            None => {
+                matches!(text.get(at..end), Some(window) if window.eq_ignore_ascii_case(self.lit))
+            }
+        }
+    }
+}
+
+/// The literals that start with one pair of bytes: `literals[first..end]`
+/// of the table.
+struct Group {
+    /// The third bytes (lower case) of those literals, as a 256-bit set;
+    /// every byte when a literal is the pair alone.
+    third: [u64; 4],
+    first: u16,
+    end: u16,
+}
+
+impl Group {
+    #[inline]
+    fn allows_third(&self, third: Option<&u8>) -> bool {
+        match third {
+            Some(&b) => {
+                let b = b.to_ascii_lowercase();
+                self.third[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+            }
+            // Only a literal of two bytes fits before the end, and those
+            // allow every third byte.
+            None => self.third == [u64::MAX; 4],
+        }
+    }
+}
+
+/// One pair's third-byte set and its literals with their uses, before they
+/// are laid out flat.
+type PairLiterals = ([u64; 4], Vec<(Literal, Vec<Use>)>);
+
+/// Every rule's triggers, arranged for the scan.
+pub(super) struct Triggers {
+    /// What a byte pair (in any ASCII case) can be, as `PAIR_*` bits.
+    pairs: Box<[u8; 1 << 16]>,
+    /// Groups by their pair (lower-case ASCII, see [`slot_index`]):
+    /// `slots[pair]` is 0 or one more than an index into `groups`. Small
+    /// enough to stay in the first-level cache.
+    slots: Box<[u8; 1 << 14]>,
+    groups: Vec<Group>,
+    /// Every literal, grouped by pair, and every use, grouped by literal:
+    /// flat, so a check follows no pointer but the table's.
+    literals: Vec<Literal>,
+    uses: Vec<Use>,
+}
+
+impl Triggers {
+    pub(super) fn new(rules: &[Rule]) -> Triggers {
+        let mut pairs = Box::new([0u8; 1 << 16]);
+        let mut slots = Box::new([0u8; 1 << 14]);
+        // Built nested (pair, literal, uses), then laid out flat.
+        let mut nested: Vec<PairLiterals> = Vec::new();
+        // Pairs that start a trigger which may sit inside a word.
+        let mut anywhere = vec![false; 1 << 16];
+        let mark = |pairs: &mut [u8; 1 << 16], first: u8, second: u8, bit: u8| {
+            for a in [first, first.to_ascii_uppercase()] {
+                for b in [second, second.to_ascii_uppercase()] {
+                    pairs[pair_index(a, b)] |= bit;
+                }
+            }
+        };
+        for (index, rule) in rules.iter().enumerate() {
+            assert!(!rule.triggers.is_empty(), "{}: no trigger", rule.family);
+            for &Trigger {
+                lit,
+                word_start,
+                then,
+            } in &rule.triggers
+            {
+                let bytes = lit.as_bytes();
+                assert!(
+                    bytes.len() >= 2
+                        && bytes
+                            .iter()
+                            .all(|b| b.is_ascii() && !b.is_ascii_uppercase()),
+                    "{}: a trigger is lower-case ASCII of two bytes or more",
+                    rule.family
+                );
+                assert!(
+                    !word_start || is_word_byte(bytes[0]),
+                    "{}: a word trigger starts with a word byte",
+                    rule.family
+                );
+                mark(&mut pairs, bytes[0], bytes[1], PAIR_STARTS);
+                match bytes.get(2) {
+                    Some(&third) => mark(&mut pairs, bytes[1], third, PAIR_CONTINUES),
+                    None => (0..=u8::MAX)
+                        .for_each(|any| mark(&mut pairs, bytes[1], any, PAIR_CONTINUES)),
+                }
+                anywhere[pair_index(bytes[0], bytes[1])] |= !word_start;
+                let slot = slot_index(bytes[0], bytes[1]);
+                if slots[slot] == 0 {
+                    nested.push(([0; 4], Vec::new()));
+                    slots[slot] = u8::try_from(nested.len()).expect("fewer than 256 trigger pairs");
+                }
+                let (third, literals) = &mut nested[usize::from(slots[slot]) - 1];
+                match bytes.get(2) {
+                    Some(&b) => third[usize::from(b >> 6)] |= 1 << (b & 63),
+                    None => *third = [u64::MAX; 4],
+                }
+                let at = match literals.iter().position(|(l, _)| l.lit == bytes) {
+                    Some(at) => at,
+                    None => {
+                        literals.push((Literal::new(lit), Vec::new()));
+                        literals.len() - 1
+                    }
+                };
+                literals[at].1.push(Use {
+                    rule: index,
+                    word_start,
+                    then,
+                });
+            }
+        }
+        let (mut groups, mut flat, mut uses) = (Vec::new(), Vec::new(), Vec::new());
+        let short = |n: usize| u16::try_from(n).expect("few triggers");
+        for (third, literals) in nested {
+            let first = short(flat.len());
+            for (mut literal, rules) in literals {
+                literal.first_use = short(uses.len());
+                uses.extend(rules);
+                literal.end_use = short(uses.len());
+                flat.push(literal);
+            }
+            groups.push(Group {
+                third,
+                first,
+                end: short(flat.len()),
+            });
+        }
+        for (index, flags) in pairs.iter_mut().enumerate() {
+            let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
+            let lower = pair_index(first.to_ascii_lowercase(), second.to_ascii_lowercase());
+            if *flags & PAIR_STARTS != 0 && !anywhere[lower] {
+                *flags |= PAIR_WORD_ONLY;
+            }
+            if is_word_byte(first) {
+                *flags |= PAIR_FIRST_IS_WORD;
+            }
+        }
+        Triggers {
+            pairs,
+            slots,
+            groups,
+            literals: flat,
+            uses,
+        }
+    }
+
+    /// Calls `found(at, rule)` for every trigger occurrence, in text order
+    /// (the rules of one position in the order of their literals).
+    pub(super) fn scan(&self, text: &str, mut found: impl FnMut(usize, usize)) {
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        if n < 2 {
+            return;
+        }
+        // The first position has no byte before it, and the last positions
+        // too few bytes after them for a whole chunk: those are compared
+        // directly.
+        self.check(bytes, 0, &mut found);
+        let pairs: &[u8; 1 << 16] = &self.pairs;
+        let mut at = 1;
+        // `flags[k]`: the flags of the pair at `at - 1 + k`.
+        let mut flags = [0u8; CHUNK + 2];
+        while at + CHUNK + 1 < n {
+            // As an array, so that no index into it needs a bounds check.
+            let chunk: &[u8; CHUNK + 3] =
+                bytes[at - 1..at + CHUNK + 2].try_into().expect("in bounds");
+            for (k, f) in flags.iter_mut().enumerate() {
+                let pair: [u8; 2] = chunk[k..k + 2].try_into().expect("2 bytes");
+                *f = pairs[usize::from(u16::from_le_bytes(pair))];
+            }
+            let mut mask = 0u64;
+            for group in 0..CHUNK / 8 {
+                let word = |offset: usize| {
+                    let from = group * 8 + offset;
+                    u64::from_le_bytes(flags[from..from + 8].try_into().expect("8 bytes"))
+                };
+                let (before, here, next) = (word(0), word(1), word(2));
+                // Per byte (a right shift keeps each flag in its byte):
+                // starts, the next pair continues, and not (word-only and
+                // inside a word).
+                let inside_word = (here >> 2) & (before >> 3);
+                let hits = here & (next >> 1) & !inside_word & 0x0101_0101_0101_0101;
+                // Gathers bit 0 of each byte into one byte, in order.
+                mask |= (hits.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (group * 8);
+            }
+            while mask != 0 {
+                let bit = mask.trailing_zeros() as usize;
+                self.check(bytes, at + bit, &mut found);
+                mask &= mask - 1;
+            }
+            at += CHUNK;
+        }
+        for at in at..n - 1 {
+            self.check(bytes, at, &mut found);
+        }
+    }
+
+    /// Calls `found` for the rules whose trigger occurs at `at`.
+    #[inline]
+    fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
+        // Bytes outside ASCII fold onto an ASCII pair's slot; the literal
+        // comparison below is exact.
+        let slot = self.slots[slot_index(
+            bytes[at].to_ascii_lowercase(),
+            bytes[at + 1].to_ascii_lowercase(),
+        )];
+        if slot == 0 {
+            return;
+        }
+        let group = &self.groups[usize::from(slot) - 1];
+        if !group.allows_third(bytes.get(at + 2)) {
+            return;
+        }
+        let word = bytes
+            .get(at..at + 8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        for literal in &self.literals[usize::from(group.first)..usize::from(group.end)] {
+            if literal.occurs_at(bytes, at, word) {
+                let uses = usize::from(literal.first_use)..usize::from(literal.end_use);
+                for u in &self.uses[uses] {
+                    if u.fits(bytes, at, literal.lit.len()) {
+                        found(at, u.rule);
+                    }
+                }
+            }
+        }
+    }
+}
