@@ -114,11 +114,19 @@ fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
 
 fn blocked_by_us(line: &Value, nonce: &str) -> bool {
     let ending = line.get("promptSubmitEnding").and_then(|e| e.get("ending"));
-    ending.and_then(|e| e.get("kind")).and_then(Value::as_str) == Some("blocked_by_hook")
-        && ending
+    let ours = |r: &str| !nonce.is_empty() && r.contains(nonce);
+    if ending.and_then(|e| e.get("kind")).and_then(Value::as_str) == Some("blocked_by_hook") {
+        return ending
             .and_then(|e| e.get("reason"))
             .and_then(Value::as_str)
-            .is_some_and(|r| !nonce.is_empty() && r.contains(nonce))
+            .is_some_and(ours);
+    }
+    // Claude Code 2.1.197 writes the block as an informational system record.
+    line.get("subtype").and_then(Value::as_str) == Some("informational")
+        && line
+            .get("content")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.starts_with("UserPromptSubmit operation blocked by hook") && ours(c))
 }
 
 fn queued_by_user(line: &Value, fingerprint: &str) -> bool {
@@ -270,6 +278,31 @@ mod tests {
         assert_eq!(
             claude_prompt(&path, 0, "p1", &fp("/goal cancel"), "n"),
             Said::NotUser
+        );
+    }
+
+    #[test]
+    fn claude_code_2_1_197_writes_the_block_without_an_ending() {
+        let dir = TempDir::new("records-block-197");
+        let blocked = json!({"type": "system", "subtype": "informational", "level": "warning",
+            "content": "UserPromptSubmit operation blocked by hook:\n[goal-system] Goal cancelled. (ref n-42)\n\nOriginal prompt: /goal cancel",
+            "preventContinuation": true});
+        let path = write(&dir, &[blocked]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
+            Said::User
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-43"),
+            Said::NotYet
+        );
+        let other =
+            json!({"type": "system", "subtype": "informational", "content": "note (ref n-42)"});
+        let path = write(&dir, &[other]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
+            Said::NotYet,
+            "only the host's block record"
         );
     }
 
