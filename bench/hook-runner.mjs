@@ -8,11 +8,11 @@
 // against an open goal in a temp state root. Prints median and p95 per case and
 // the ratio (b)/(a). A plain script: it asserts nothing about time.
 import { spawnSync } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { addon, openAsUser } from './common.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const RUNNER = join(ROOT, 'adapters/vscode-chat/hook-runner.mjs')
@@ -25,11 +25,7 @@ const cwd = join(base, 'proj')
 mkdirSync(cwd)
 const env = { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot }
 const sessionId = 'bench-hook'
-const addon = createRequire(import.meta.url)('../index.js')
-addon.openGoalSync(
-  { sessionId, cwd, stateRoot, role: 'user' },
-  { objective: 'benchmark the hook runner', remaining: ['measure'] },
-)
+openAsUser({ stateRoot }, sessionId, cwd, 'benchmark the hook runner', { remaining: ['measure'] })
 
 const tool = { tool_name: 'run_in_terminal', tool_input: { command: 'npm test' } }
 const payloads = {

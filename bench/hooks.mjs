@@ -11,28 +11,16 @@
 // hooks of a 10 MB file written, against the floor fed the same 10 MB.
 // Usage: node bench/hooks.mjs [iterations]
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { HOOKS_FILES, entryCommand, hooksFiles } from '../scripts/hooks-files.mjs'
+import { addon, floorProgram, nativeHook, openAsUser, root } from './common.mjs'
 import { makeTree } from './tree.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const addon = createRequire(import.meta.url)(join(root, 'index.js'))
 const iterations = Number(process.argv[2] ?? 40)
-// GOAL_BENCH_HOOK: another build of the native hook to time (an earlier commit's).
-const native = process.env.GOAL_BENCH_HOOK || join(root, 'native', 'goal-hook')
-if (!existsSync(native)) throw new Error(`no ${native}: run npm run build first`)
-
-const floorBuild = spawnSync(
-  'cargo',
-  ['build', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_floor', '--message-format=short'],
-  { cwd: root, stdio: 'inherit' },
-)
-if (floorBuild.status !== 0) throw new Error('cannot build the floor program')
-const floor = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'examples', 'bench_floor')
+const native = nativeHook()
+const floor = floorProgram()
 
 const home = mkdtempSync(join(tmpdir(), 'goal-bench-'))
 const env = {
@@ -106,7 +94,9 @@ const hosts = {
 }
 const postEvent = { 'copilot-cli': 'postToolUse', vscode: 'PostToolUse', claude: 'PostToolUse' }
 for (const { sessionId } of Object.values(hosts)) {
-  addon.openGoalSync({ sessionId, cwd, role: 'user' }, { objective: 'benchmark the hooks', remaining: ['measure'] })
+  openAsUser({ stateRoot: env.GOAL_SYSTEM_STATE_ROOT, home }, sessionId, cwd, 'benchmark the hooks', {
+    remaining: ['measure'],
+  })
 }
 
 const run = (shell, command, input) => {

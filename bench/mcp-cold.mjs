@@ -33,7 +33,7 @@ function coldStart(...args) {
       env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot },
       stdio: ['pipe', 'pipe', 'ignore'],
     })
-    const send = (msg) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...msg }) + '\n')
+    const send = (msg) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`)
     let buf = ''
     child.stdout.on('data', (d) => {
       buf += d

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 
 const addon = createRequire(import.meta.url)('../index.js')
 let buffer = ''
-const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...msg }) + '\n')
+const send = (msg) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`)
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (chunk) => {
   buffer += chunk

@@ -1,17 +1,11 @@
 #!/usr/bin/env node
-// Round trip of the Goal System MCP tools over stdio, one client session.
-// node bench/mcp.mjs [N=200] [server.mjs]
-// Spawns adapters/vscode-chat/mcp-server.mjs (or the server given) with the SDK client, opens a goal,
-// then times N calls each of goal_system_status and goal_system_update
-// (interleaved), and the same addon calls made in-process for comparison.
-// Prints median and p95 per case. A plain script: it asserts nothing about time.
-import { createRequire } from 'node:module'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { addon, openAsUser } from './common.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.argv[2]) || 200
@@ -42,12 +36,11 @@ const call = async (name, args) => {
   if (r.isError) throw new Error(`${name}: ${r.content[0].text}`)
 }
 // Only the user opens a goal (their /goal); the model then continues it.
-const addon = createRequire(import.meta.url)('../index.js')
-await addon.openGoal({ sessionId, cwd, stateRoot, role: 'user' }, { objective: 'benchmark the MCP server' })
+openAsUser({ stateRoot }, sessionId, cwd, 'benchmark the MCP server')
 await call('goal_system_open', { objective: 'benchmark the MCP server', requirements: ['R1: fast enough'] })
 
 const caller = { sessionId: 'bench-direct', cwd, stateRoot }
-await addon.openGoal({ ...caller, role: 'user' }, { objective: 'benchmark the addon' })
+openAsUser({ stateRoot }, caller.sessionId, cwd, 'benchmark the addon')
 
 const cases = {
   'mcp goal_system_status': () => call('goal_system_status', {}),
@@ -57,7 +50,7 @@ const cases = {
   'addon updateGoal': (i) => addon.updateGoal(caller, { remaining: [`step ${i}`] }),
 }
 const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]))
-for (const [name, run] of Object.entries(cases)) for (let i = 0; i < 10; i++) await run(-i) // warm-up
+for (const [_name, run] of Object.entries(cases)) for (let i = 0; i < 10; i++) await run(-i) // warm-up
 for (let i = 0; i < N; i++) {
   for (const [name, run] of Object.entries(cases)) {
     const t = performance.now()

@@ -11,26 +11,15 @@
 // Against the floor program of bench/hooks.mjs.
 // Usage: node bench/observe.mjs [iterations]
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { addon, floorProgram, nativeHook, openAsUser } from './common.mjs'
 import { makeTree } from './tree.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const addon = createRequire(import.meta.url)(join(root, 'index.js'))
 const iterations = Number(process.argv[2] ?? 20)
-// GOAL_BENCH_HOOK: another build of the native hook to time (an earlier commit's).
-const native = process.env.GOAL_BENCH_HOOK || join(root, 'native', 'goal-hook')
-if (!existsSync(native)) throw new Error(`no ${native}: run npm run build first`)
-const floorBuild = spawnSync(
-  'cargo',
-  ['build', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_floor', '--message-format=short'],
-  { cwd: root, stdio: 'inherit' },
-)
-if (floorBuild.status !== 0) throw new Error('cannot build the floor program')
-const floor = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'examples', 'bench_floor')
+const native = nativeHook()
+const floor = floorProgram()
 
 const home = mkdtempSync(join(tmpdir(), 'goal-bench-observe-'))
 const stateRoot = join(home, '.copilot', 'session-state', 'goal-system')
@@ -67,8 +56,11 @@ for (const files of [1_000, 10_000, 100_000]) {
       const name = mode.replace(' ', '-')
       const session = `bench-${files}-${name}`
       const cwd = spec.tree ? makeTree(join(home, `tree-${files}-${name}`), files) : join(home, `no-such-${files}`)
-      addon.openGoalSync({ sessionId: session, cwd, role: 'user' }, { objective: 'observe the tree', remaining: ['x'] })
-      addon.updateGoalSync({ sessionId: session, cwd }, { status: 'active', requirements: ['r'] })
+      openAsUser({ stateRoot, home }, session, cwd, 'observe the tree', {
+        status: 'active',
+        requirements: ['r'],
+        remaining: ['x'],
+      })
       return [mode, { ...spec, session, cwd, edited: join(cwd, 'src', 'm00', 'f0000', 'file0.js') }]
     }),
   )

@@ -10,13 +10,13 @@
 //   node bin/goal-system.mjs statusline         the Node fallback
 // Prints median and p95 per case and ratios. A plain script: it asserts nothing about time.
 import { spawnSync } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { claudeStatusLineOp } from '../cli/install-targets.mjs'
+import { addon, openAsUser } from './common.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.argv[2]) || 40
@@ -27,11 +27,10 @@ mkdirSync(cwd)
 process.env.GOAL_SYSTEM_STATE_ROOT = stateRoot // runHook reads the environment
 const env = { ...process.env }
 const sessionId = 'bench-statusline'
-const addon = createRequire(import.meta.url)('../index.js')
-addon.openGoalSync(
-  { sessionId, cwd, stateRoot, role: 'user' },
-  { objective: 'benchmark the status line', remaining: ['measure', 'report'], requirements: ['R1: fast'] },
-)
+openAsUser({ stateRoot }, sessionId, cwd, 'benchmark the status line', {
+  remaining: ['measure', 'report'],
+  requirements: ['R1: fast'],
+})
 // A full tool history window, as after an hour of work.
 for (let i = 0; i < 60; i++) {
   addon.runHook(

@@ -16,13 +16,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::commands::{self, Step};
-use crate::hooks::ToolCall;
 use crate::observe::Diff;
 use crate::outcome::{self, Report};
 use crate::record::ToolKind;
 use crate::redact;
 use crate::shell::{self, Part, Sep};
 use crate::tools;
+use crate::tools::ToolCall;
 
 /// What the tree says about one call.
 #[derive(Debug, Clone, PartialEq)]

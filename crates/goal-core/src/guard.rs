@@ -12,9 +12,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::hooks::ToolCall;
 use crate::record::ToolKind;
 use crate::tools;
+use crate::tools::ToolCall;
 
 /// Where the goal state lives, as text to look for in a call.
 #[derive(Debug, Clone)]

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod history;
-mod legacy;
 mod voice;
 
 pub use history::{Attempt, LastVerification, ToolEvent, ToolHistory, ToolKind, TreeMark};
@@ -308,55 +307,11 @@ pub struct Goal {
     pub extra: Map<String, Value>,
 }
 
-/// What a JSON value is, for an error that must not quote it.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn default_status() -> Status {
     Status::Active
 }
 
 impl Goal {
-    /// A stored record, as read from a copy (JSON bytes). Our own records
-    /// take the strict path; older or foreign shapes of optional fields (the
-    /// earlier JavaScript system's records) are mapped by [`legacy`] rather
-    /// than refused. Only a record that is not an object, or lacks or
-    /// mistypes a required field (`version`, `id`, `sessionId`, `cwd`), fails.
-    ///
-    /// The error names what was wrong without what the copy holds: serde
-    /// quotes the offending value (`invalid type: string "<token>",
-    /// expected u32`), and the text goes on to warnings, a hook's stderr
-    /// and the fault log, so it is taken from a copy whose every string is
-    /// redacted as it stands.
-    pub fn from_stored(bytes: &[u8]) -> std::result::Result<Goal, String> {
-        if let Ok(goal) = serde_json::from_slice::<Goal>(bytes) {
-            if !legacy::needs_upgrade(&goal) {
-                return Ok(goal);
-            }
-        }
-        // A syntax error quotes nothing of the text.
-        let mut value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-        let Value::Object(obj) = &mut value else {
-            return Err(format!("not a JSON object ({})", json_kind(&value)));
-        };
-        legacy::upgrade(obj);
-        Goal::deserialize(&value).map_err(|_| {
-            crate::redact::redact_value(&mut value);
-            match Goal::deserialize(&value) {
-                Err(e) => crate::redact::for_message(&e.to_string()),
-                Ok(_) => "a field holds a value of the wrong shape".to_string(),
-            }
-        })
-    }
-
     /// A copy with every text redacted as it stands (what a page or a
     /// listing shows of a record another writer may have written).
     pub fn redacted(&self) -> Goal {

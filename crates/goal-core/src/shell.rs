@@ -274,7 +274,7 @@ pub fn program(word: &str) -> String {
 /// `path` resolved against `base` without touching the disk (`..` removed).
 pub fn resolve(base: &Path, path: &str) -> PathBuf {
     let joined = if path == "~" || path.starts_with("~/") {
-        match crate::store::home_dir() {
+        match crate::store::config::home_dir() {
             Some(home) => home.join(path.trim_start_matches('~').trim_start_matches('/')),
             None => base.join(path),
         }
@@ -314,7 +314,7 @@ pub fn folders(parts: &[Part], start: &Path) -> (Vec<Option<PathBuf>>, Option<Pa
             if let Some(first) = prog.first() {
                 if matches!(first.as_str(), "cd" | "pushd") {
                     dir = match prog.get(1).map(String::as_str) {
-                        None => crate::store::home_dir(),
+                        None => crate::store::config::home_dir(),
                         Some(target) if target.contains('$') || target == "-" => None,
                         Some(target) => dir.as_deref().map(|d| resolve(d, target)),
                     };

@@ -8,6 +8,13 @@ use crate::commands;
 use crate::record::ToolKind;
 use crate::redact;
 
+/// One tool call as a hook payload names it: the tool and its arguments.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub name: String,
+    pub args: Value,
+}
+
 /// The four goal tools, by their bare names.
 pub const GOAL_TOOLS: [&str; 4] = [
     "goal_system_open",

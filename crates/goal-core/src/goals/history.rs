@@ -11,7 +11,6 @@ use sha2::{Digest, Sha256};
 use crate::clock;
 use crate::error::Result;
 use crate::evidence::{self, Context, Judged, Observed};
-use crate::hooks::ToolCall;
 use crate::observe::watch::{self, Look};
 use crate::observe::{self, is_under, Diff, Limits, Scope, TreeState, Walked};
 use crate::outcome::Report;
@@ -19,6 +18,7 @@ use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind};
 use crate::redact;
 use crate::store::Store;
 use crate::tools;
+use crate::tools::ToolCall;
 
 /// How many recent calls the history keeps in full.
 pub const HISTORY_WINDOW: usize = 50;

@@ -16,13 +16,13 @@ use crate::board;
 use crate::clock;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate::{self, Unmet};
-use crate::hooks::ToolCall;
 use crate::messages;
 use crate::outcome::Report;
 use crate::record::{Goal, PromptSource, Status};
 use crate::redact;
 use crate::request::{self, CloseRequest, OpenRequest, UpdateRequest};
 use crate::store::{validate_cwd, validate_session_id, Change, Store};
+use crate::tools::ToolCall;
 use crate::update::{self, Applied};
 
 /// Who is calling: the main session's id and working directory, and the

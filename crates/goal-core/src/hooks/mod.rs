@@ -11,7 +11,7 @@ mod autopilot;
 mod compact;
 mod memory;
 mod prompt;
-mod protocol;
+pub mod protocol;
 mod stop;
 mod tool;
 

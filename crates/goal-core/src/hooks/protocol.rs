@@ -121,12 +121,7 @@ pub struct HookOutput {
     pub exit_code: i32,
 }
 
-/// One tool call in a payload.
-#[derive(Debug, Clone)]
-pub struct ToolCall {
-    pub name: String,
-    pub args: Value,
-}
+pub use crate::tools::ToolCall;
 
 /// A payload, read into host-neutral terms.
 #[derive(Debug, Clone, Default)]

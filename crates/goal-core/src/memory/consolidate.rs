@@ -19,9 +19,7 @@ use crate::record::Goal;
 use crate::redact;
 use crate::store::Store;
 
-/// The agent's name in every host (Claude Code's plugin names it
-/// `goal-system:goal-consolidator`).
-pub const AGENT_NAME: &str = "goal-consolidator";
+pub use super::AGENT_NAME;
 /// Prompts a session needs before its end offers consolidation.
 pub const OFFER_AT: usize = 3;
 /// Characters of the whole brief.

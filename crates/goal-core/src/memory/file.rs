@@ -174,11 +174,13 @@ pub fn read(repo: &Repo) -> Result<Option<(Parsed, FileVersion)>> {
 
 /// Read-modify-write under the store's lock for the repository. `f` returns
 /// whether it changed anything. Malformed lines are set aside and reported in
-/// the warnings; merged duplicates and new ids are written back.
+/// the warnings; merged duplicates and new ids are written back, and then
+/// `written` sees what was written, still under the lock (the ranking cache).
 pub fn modify<T>(
     store: &Store,
     repo: &Repo,
     f: impl FnOnce(&mut Vec<Memory>) -> Result<(bool, T)>,
+    written: impl FnOnce(&[Memory]),
 ) -> Result<(T, Vec<String>)> {
     let _lock = store.lock(&format!("memories-{}", repo.key()))?;
     let mut warnings = Vec::new();
@@ -212,7 +214,7 @@ pub fn modify<T>(
     let (changed_now, value) = f(&mut memories)?;
     if changed || changed_now {
         write_outside(&repo.root.join(DIR), NAME, &render(&memories))?;
-        super::index::refresh(store, repo, &memories);
+        written(&memories);
     }
     Ok((value, warnings))
 }

@@ -11,9 +11,10 @@
 use super::file::{self, Repo, STATE_FOLDER};
 use super::rank::{Corpus, Doc};
 use super::record::Memory;
+use crate::clock::parse_rfc3339_ms;
 use crate::error::Result;
 use crate::redact;
-use crate::store::{outside_version, parse_rfc3339_ms, read_outside, FileVersion, Store};
+use crate::store::{outside_version, read_outside, FileVersion, Store};
 
 const MAGIC: &[u8; 4] = b"GSMI";
 const VERSION: u32 = 3;

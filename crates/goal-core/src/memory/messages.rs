@@ -4,7 +4,7 @@
 
 use super::file::RELATIVE_PATH;
 use super::record::{MAX_FACT_CHARS, MAX_SUBJECT_CHARS};
-use super::{consolidate::AGENT_NAME, MAX_MEMORIES, STORE_TOOL, VOTE_TOOL};
+use super::{AGENT_NAME, MAX_MEMORIES, STORE_TOOL, VOTE_TOOL};
 use crate::board;
 
 /// Marks the session-start block (never injected twice in one answer).

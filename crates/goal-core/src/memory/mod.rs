@@ -44,6 +44,9 @@ pub use file::RELATIVE_PATH;
 pub use inject::{recall_note, session_note};
 
 /// The tools' names, for every host.
+/// The consolidation agent's name in every host (Claude Code's plugin names
+/// it `goal-system:goal-consolidator`).
+pub const AGENT_NAME: &str = "goal-consolidator";
 pub const STORE_TOOL: &str = "store_memory";
 pub const VOTE_TOOL: &str = "vote_memory";
 /// Most memories a repository keeps; storing a new one beyond fails.
@@ -252,7 +255,7 @@ pub fn run(store: &Store, cwd: &str, caller: &Caller, command: Command) -> Resul
                 "session": caller.session_id,
                 "time": now_iso(),
             });
-            let ((memory, merged, total), warnings) = file::modify(store, &repo, |all| {
+            let ((memory, merged, total), warnings) = modify(store, &repo, |all| {
                 let key = record::same_fact_key(&input.fact);
                 if let Some(i) = all
                     .iter()
@@ -314,7 +317,7 @@ pub fn run(store: &Store, cwd: &str, caller: &Caller, command: Command) -> Resul
                 by: by.to_string(),
                 time: now_iso(),
             };
-            let ((memory, total), warnings) = file::modify(store, &repo, |all| {
+            let ((memory, total), warnings) = modify(store, &repo, |all| {
                 let i = find(all, &target)?;
                 let m = &mut all[i];
                 match direction {
@@ -345,7 +348,7 @@ pub fn run(store: &Store, cwd: &str, caller: &Caller, command: Command) -> Resul
         }
         Command::Forget(id) => {
             let id = id.trim().to_string();
-            let ((gone, total), warnings) = file::modify(store, &repo, |all| {
+            let ((gone, total), warnings) = modify(store, &repo, |all| {
                 let before = all.len();
                 let gone: Vec<Memory> = all.iter().filter(|m| m.id == id).cloned().collect();
                 all.retain(|m| m.id != id);
@@ -452,6 +455,17 @@ pub fn run_tool(
 }
 
 /// The board's actor for a caller (a subagent flag wins; the consolidation
+/// The memory file's read-modify-write, the ranking cache rebuilt from what it wrote.
+fn modify<T>(
+    store: &Store,
+    repo: &Repo,
+    f: impl FnOnce(&mut Vec<Memory>) -> Result<(bool, T)>,
+) -> Result<(T, Vec<String>)> {
+    file::modify(store, repo, f, |written| {
+        index::refresh(store, repo, written)
+    })
+}
+
 /// agent writes the board as the agent does).
 pub fn board_actor(user: bool, subagent: bool, agent_type: &str) -> crate::board::Actor {
     use crate::board::Actor;

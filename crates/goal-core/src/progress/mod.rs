@@ -12,10 +12,11 @@ pub mod timeline;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::clock::parse_rfc3339_ms;
 use crate::error::{ErrorCode, GoalError, Result};
 use crate::gate;
 use crate::record::Goal;
-use crate::store::{parse_rfc3339_ms, shown, Store};
+use crate::store::{shown, Store};
 
 /// A goal by goal id, goal-id prefix or session id; `NO_GOAL` when none matches.
 pub fn find_goal(store: &Store, id_or_session: &str) -> Result<Goal> {

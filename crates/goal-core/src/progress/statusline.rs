@@ -63,7 +63,7 @@ pub fn line(goal: &Goal, now_ms: u64) -> String {
         parts.push(format!("{} awaiting Claude Code's record", p.command));
     }
     if let Some(r) = goal.voice.refused.last() {
-        let recent = crate::store::parse_rfc3339_ms(&r.at)
+        let recent = crate::clock::parse_rfc3339_ms(&r.at)
             .is_some_and(|at| (now_ms as i64).saturating_sub(at) < REFUSAL_SHOWN_MS);
         if recent {
             parts.push(format!("⚠ refused {} (not from you)", r.command));

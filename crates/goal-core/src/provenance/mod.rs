@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::clock;
-use crate::hooks::{Host, Payload};
+use crate::hooks::protocol::{Host, Payload};
 use crate::record::{Goal, PendingCommand, RefusedCommand};
 use crate::redact;
 use crate::store::{Change, Store};

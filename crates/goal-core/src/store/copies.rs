@@ -25,7 +25,7 @@ impl Copy {
     /// Newest first: updatedAt (parsed), then revision, then file time.
     pub(super) fn key(&self) -> (i64, u64, i128) {
         (
-            parse_rfc3339_ms(&self.goal.updated_at).unwrap_or(i64::MIN),
+            crate::clock::parse_rfc3339_ms(&self.goal.updated_at).unwrap_or(i64::MIN),
             self.goal.revision,
             self.mtime_ns,
         )
@@ -358,8 +358,8 @@ impl Store {
         warnings: &mut Vec<String>,
     ) -> Vec<Copy> {
         let newest = tampered.into_iter().max_by(|a, b| {
-            (parse_rfc3339_ms(&a.updated_at), a.revision)
-                .cmp(&(parse_rfc3339_ms(&b.updated_at), b.revision))
+            (crate::clock::parse_rfc3339_ms(&a.updated_at), a.revision)
+                .cmp(&(crate::clock::parse_rfc3339_ms(&b.updated_at), b.revision))
         });
         let Some(mut goal) = newest else {
             return Vec::new();
@@ -481,105 +481,5 @@ impl Store {
             copies.push(journal);
         }
         copies
-    }
-}
-
-/// Parse an RFC 3339 time stamp (`2026-11-22T05:16:00.123Z`, offsets and
-/// missing fractions accepted) to milliseconds since the epoch.
-pub fn parse_rfc3339_ms(text: &str) -> Option<i64> {
-    let b = text.trim().as_bytes();
-    if b.len() < 19 {
-        return None;
-    }
-    let digits = |from: usize, to: usize| -> Option<i64> {
-        let mut n = 0i64;
-        for &c in &b[from..to] {
-            if !c.is_ascii_digit() {
-                return None;
-            }
-            n = n * 10 + i64::from(c - b'0');
-        }
-        Some(n)
-    };
-    if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    if b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (year, month, day) = (digits(0, 4)?, digits(5, 7)?, digits(8, 10)?);
-    let (hour, minute, second) = (digits(11, 13)?, digits(14, 16)?, digits(17, 19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
-        return None;
-    }
-    let mut i = 19;
-    let mut millis = 0i64;
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            if i - start < 3 {
-                millis = millis * 10 + i64::from(b[i] - b'0');
-            }
-            i += 1;
-        }
-        let count = i - start;
-        if count == 0 {
-            return None;
-        }
-        for _ in count..3 {
-            millis *= 10;
-        }
-    }
-    let offset_secs = match b.get(i) {
-        None => 0,
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(&sign @ (b'+' | b'-')) => {
-            let rest = &b[i + 1..];
-            let (h, m) = match rest.len() {
-                5 if rest[2] == b':' => (digits(i + 1, i + 3)?, digits(i + 4, i + 6)?),
-                4 => (digits(i + 1, i + 3)?, digits(i + 3, i + 5)?),
-                _ => return None,
-            };
-            let secs = h * 3600 + m * 60;
-            if sign == b'+' {
-                secs
-            } else {
-                -secs
-            }
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(year, month, day);
-    Some((days * 86_400 + hour * 3600 + minute * 60 + second - offset_secs) * 1000 + millis)
-}
-
-// Howard Hinnant's days-from-civil algorithm.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::clock::iso_from_ms;
-
-    #[test]
-    fn parses_what_the_clock_writes() {
-        for ms in [0u64, 951_782_400_123, 1_795_000_000_000, 1_795_000_000_999] {
-            assert_eq!(parse_rfc3339_ms(&iso_from_ms(ms)), Some(ms as i64));
-        }
-        assert_eq!(parse_rfc3339_ms("1970-01-01T01:00:00+01:00"), Some(0));
-        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00.5Z"), Some(500));
-        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00"), Some(0));
-        assert_eq!(parse_rfc3339_ms(""), None);
-        assert_eq!(parse_rfc3339_ms("yesterday at noon"), None);
-        assert_eq!(parse_rfc3339_ms("1970-13-01T00:00:00Z"), None);
     }
 }

@@ -69,6 +69,7 @@ pub mod config;
 mod copies;
 pub mod files;
 mod journal;
+mod legacy;
 pub mod lock;
 pub mod logs;
 mod outside;
@@ -77,7 +78,6 @@ mod side;
 
 pub use compact::Compact;
 pub use config::{home_dir, StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
-pub use copies::parse_rfc3339_ms;
 pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
 pub use journal::{JOURNAL_KEEP_LINES, JOURNAL_MAX_BYTES};
 pub use lock::StoreLock;

@@ -17,12 +17,63 @@
 //!   `closedAt`, a time given in milliseconds: read as what they mean.
 //! - Any other optional field this crate cannot read is moved to
 //!   `legacy<Field>` rather than failing the whole record.
+//!
+//! The store reads its copies through here (`Goal::from_stored`).
 
-use super::{Goal, PromptSource, Status, ToolEvent, ToolHistory, ToolKind, DURABLE_LISTS, QUEUES};
 use crate::clock::iso_from_ms;
-use crate::record::{Budget, IssueResolution, ResolutionStatus, StopGuard};
+use crate::record::{
+    Budget, Goal, IssueResolution, PromptSource, ResolutionStatus, Status, StopGuard, ToolEvent,
+    ToolHistory, ToolKind, DURABLE_LISTS, QUEUES,
+};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
+
+impl Goal {
+    /// A stored record, as read from a copy (JSON bytes). Our own records
+    /// take the strict path; older or foreign shapes of optional fields (the
+    /// earlier JavaScript system's records) are mapped by this module rather
+    /// than refused. Only a record that is not an object, or lacks or
+    /// mistypes a required field (`version`, `id`, `sessionId`, `cwd`), fails.
+    ///
+    /// The error names what was wrong without what the copy holds: serde
+    /// quotes the offending value (`invalid type: string "<token>",
+    /// expected u32`), and the text goes on to warnings, a hook's stderr
+    /// and the fault log, so it is taken from a copy whose every string is
+    /// redacted as it stands.
+    pub fn from_stored(bytes: &[u8]) -> std::result::Result<Goal, String> {
+        if let Ok(goal) = serde_json::from_slice::<Goal>(bytes) {
+            if !needs_upgrade(&goal) {
+                return Ok(goal);
+            }
+        }
+        // A syntax error quotes nothing of the text.
+        let mut value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        let Value::Object(obj) = &mut value else {
+            return Err(format!("not a JSON object ({})", json_kind(&value)));
+        };
+        upgrade(obj);
+        Goal::deserialize(&value).map_err(|_| {
+            crate::redact::redact_value(&mut value);
+            match Goal::deserialize(&value) {
+                Err(e) => crate::redact::for_message(&e.to_string()),
+                Ok(_) => "a field holds a value of the wrong shape".to_string(),
+            }
+        })
+    }
+}
+
+/// What a JSON value is, for an error that must not quote it.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
 
 /// The legacy tool history kept at most this many calls; so do we here.
 const RECENT_WINDOW: usize = 50;
@@ -327,7 +378,7 @@ fn tool_history(history: &[Value]) -> ToolHistory {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let at_ms = crate::store::parse_rfc3339_ms(&at)
+        let at_ms = crate::clock::parse_rfc3339_ms(&at)
             .and_then(|ms| u64::try_from(ms).ok())
             .unwrap_or_default();
         out.recent.push(ToolEvent {
