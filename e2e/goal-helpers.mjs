@@ -8,7 +8,15 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { spawnSync } from 'node:child_process'
-import { REPO_DIR, makeTempDir, hostUnavailableReason } from './hosts.mjs'
+import {
+  REPO_DIR,
+  COPILOT_PKG_CACHE,
+  makeTempDir,
+  hostUnavailableReason,
+  prepareHome,
+  resolveHost,
+  runIsolated,
+} from './hosts.mjs'
 import { startModelServer, messagesText, toolResults, userTexts, toolNames } from './model-server.mjs'
 
 export const KEEP = !!process.env.GOAL_E2E_KEEP // keep temp folders for inspection
@@ -87,10 +95,6 @@ export function writeGreetingProject(cwd) {
 /** Run the script, then its test: what an honest agent does after the fix. */
 export const RUN_AND_TEST = 'sh greet.sh && sh test.sh'
 
-function readTemplate(rel) {
-  return fs.readFileSync(path.join(REPO_DIR, rel), 'utf8').replaceAll('${GOAL_SYSTEM_HOME}', REPO_DIR)
-}
-
 /** What a Copilot CLI install must leave in HOME (checked after either install method). */
 export function copilotInstallFiles(home) {
   return {
@@ -144,6 +148,67 @@ export function installGoalSystem(host, { home, project }) {
     )
   }
   return { method: 'installer', note: '' }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Installing the product as a host plugin
+
+/** A bin folder holding `goal-system` -> bin/goal-system.mjs (what npm install -g leaves). */
+export function goalSystemOnPath(root) {
+  const bin = path.join(root, 'bin')
+  fs.mkdirSync(bin, { recursive: true })
+  fs.symlinkSync(path.join(REPO_DIR, 'bin', 'goal-system.mjs'), path.join(bin, 'goal-system'))
+  return `${bin}:${process.env.PATH || '/usr/local/bin:/usr/bin:/bin'}`
+}
+
+/**
+ * Run `<host> plugin ...` in the namespace with the run's HOME (the host's binary of `version`,
+ * default the run's); returns the runIsolated result.
+ */
+export async function hostPluginCommand(host, home, args, env = {}, version = undefined) {
+  const dirs = prepareHome(home)
+  return runIsolated({
+    bin: resolveHost(host, version).bin,
+    args,
+    cwd: home,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      TMPDIR: dirs.tmp,
+      XDG_CACHE_HOME: dirs.cache,
+      XDG_CONFIG_HOME: dirs.config,
+      XDG_DATA_HOME: dirs.data,
+      XDG_STATE_HOME: dirs.state,
+      LANG: 'C.UTF-8',
+      NO_COLOR: '1',
+      TERM: 'dumb',
+      ...env,
+    },
+    server: null,
+    timeoutMs: 60_000,
+  })
+}
+
+/**
+ * The documented plugin install: marketplace add <repo>, then install goal-system@goal-system
+ * (and list), with the host's binary of `version` (default the run's). A failing step throws.
+ */
+export async function installPlugin(host, home, version = undefined) {
+  const env =
+    host === 'copilot'
+      ? { COPILOT_OFFLINE: 'true', COPILOT_AUTO_UPDATE: 'false', COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE }
+      : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' }
+  const steps = []
+  for (const args of [
+    ['plugin', 'marketplace', 'add', REPO_DIR],
+    ['plugin', 'install', 'goal-system@goal-system'],
+    ['plugin', 'list'],
+  ]) {
+    const r = await hostPluginCommand(host, home, args, env, version)
+    steps.push({ args, ...r })
+    if (r.code !== 0) throw new Error(`${host} ${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
+  }
+  return steps
 }
 
 // ---------------------------------------------------------------------------------------------

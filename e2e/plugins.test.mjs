@@ -16,16 +16,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import {
-  REPO_DIR,
-  COPILOT_PKG_CACHE,
-  runClaude,
-  runCopilot,
-  runIsolated,
-  resolveHost,
-  prepareHome,
-  makeTempDir,
-} from './hosts.mjs'
+import { REPO_DIR, runClaude, runCopilot, makeTempDir } from './hosts.mjs'
 import { HOST_PACKAGES } from './install-hosts.mjs'
 import {
   OBJECTIVE,
@@ -48,6 +39,9 @@ import {
   isClaudeGoalEvaluator,
   claudeServerOpts,
   debugDump,
+  goalSystemOnPath,
+  hostPluginCommand,
+  installPlugin,
 } from './goal-helpers.mjs'
 
 const RUN_MS = 60_000
@@ -63,62 +57,6 @@ const COPILOT_PLUGIN_TOOL = (bare) => `goalSystem-${bare}`
 const caller = (req) => callerFromContext(req.body) || { sessionId: 'NOT-IN-CONTEXT', cwd: 'NOT-IN-CONTEXT' }
 const lastUser = (req) => userTexts(req.body).at(-1) || ''
 const greetingOutput = (cwd) => execFileSync('sh', ['greet.sh'], { cwd, encoding: 'utf8' })
-
-/** A bin folder holding `goal-system` -> bin/goal-system.mjs (what npm install -g leaves). */
-function goalSystemOnPath(root) {
-  const bin = path.join(root, 'bin')
-  fs.mkdirSync(bin, { recursive: true })
-  fs.symlinkSync(path.join(REPO_DIR, 'bin', 'goal-system.mjs'), path.join(bin, 'goal-system'))
-  return `${bin}:${process.env.PATH || '/usr/local/bin:/usr/bin:/bin'}`
-}
-
-/**
- * Run `<host> plugin ...` in the namespace with the run's HOME (the host's binary of `version`,
- * default the run's); returns the runIsolated result.
- */
-async function hostPluginCommand(host, home, args, env = {}, version = undefined) {
-  const dirs = prepareHome(home)
-  const r = await runIsolated({
-    bin: resolveHost(host, version).bin,
-    args,
-    cwd: home,
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      TMPDIR: dirs.tmp,
-      XDG_CACHE_HOME: dirs.cache,
-      XDG_CONFIG_HOME: dirs.config,
-      XDG_DATA_HOME: dirs.data,
-      XDG_STATE_HOME: dirs.state,
-      LANG: 'C.UTF-8',
-      NO_COLOR: '1',
-      TERM: 'dumb',
-      ...env,
-    },
-    server: null,
-    timeoutMs: 60_000,
-  })
-  return r
-}
-
-/** The documented install: marketplace add <repo>, then install goal-system@goal-system. */
-async function installPlugin(host, home) {
-  const env =
-    host === 'copilot'
-      ? { COPILOT_OFFLINE: 'true', COPILOT_AUTO_UPDATE: 'false', COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE }
-      : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' }
-  const steps = []
-  for (const args of [
-    ['plugin', 'marketplace', 'add', REPO_DIR],
-    ['plugin', 'install', 'goal-system@goal-system'],
-    ['plugin', 'list'],
-  ]) {
-    const r = await hostPluginCommand(host, home, args, env)
-    steps.push({ args, ...r })
-    assert.equal(r.code, 0, `${host} ${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`)
-  }
-  return steps
-}
 
 // ---------------------------------------------------------------------------------------------
 

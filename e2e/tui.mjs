@@ -44,15 +44,19 @@ process.on('exit', () => {
 /** Per-host screen markers (seen in Claude Code 2.1.197-2.1.332 and Copilot CLI 1.0.102). */
 export const SCREEN = {
   claude: {
-    // The spinner footer while a turn runs ("esc to interrupt"); absent when idle.
-    busy: /esc to interrupt/i,
+    // The spinner footer while a turn runs ("esc to interrupt"); absent when idle. A status
+    // line takes that footer's place in 2.1.197: the spinner line itself (`✢ Pouncing… (1m 0s ·
+    // ↓ 29 tokens)`) says so there; idle it reads `✻ Crunched for 0s`.
+    busy: /esc to interrupt|^\s*\S \S+… \(\d/im,
     // The empty input line between the two rules of the input box.
     ready: /^\s*❯\s*$/m,
     interrupted: /Interrupted/,
   },
   copilot: {
-    // The footer while a turn runs: `◉ Working · … esc esc interrupt` (the glyph spins).
-    busy: /esc esc interrupt|[◉●○◎] Working/i,
+    // The footer while a turn runs: `◉ Working · … esc esc interrupt` (the glyph spins). A shell
+    // command left running by an interrupt keeps `● Waiting for background shells · … esc esc
+    // interrupt` there while the prompt takes input as usual: that alone is not a running turn.
+    busy: /[◉●○◎] Working|^(?!.*Waiting for background shells).*esc esc interrupt/im,
     ready: /^\s*❯\s*$/m,
     interrupted: /Operation cancelled by user/,
   },

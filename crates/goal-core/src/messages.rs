@@ -596,6 +596,25 @@ pub fn autopilot_consumed(done: &str, sp: Spelling) -> String {
     )
 }
 
+/// What Copilot CLI's model gets instead of its autopilot's "keep working"
+/// once the user paused or cancelled the goal: end the autopilot, no work.
+pub fn autopilot_after_stop(goal: &Goal, sp: Spelling) -> String {
+    let (what, next) = if goal.completion_status == Status::Paused {
+        ("paused", format!("type {} to go on", sp.cmd("resume")))
+    } else {
+        (
+            "cancelled",
+            format!("type {} <objective> for a new one", sp.open),
+        )
+    };
+    let summary = format!("Goal {} is {what} by the user; {next}.", goal.id);
+    format!(
+        "{VOICE} The user {what} goal {}, so Copilot CLI's autopilot objective has no work left: do not call any other tool; call task_complete now with the summary {}.",
+        goal.id,
+        quote(&summary)
+    )
+}
+
 /// Told to the user when a user command did not come from them.
 pub fn command_refused(command: &str, why: &str) -> String {
     format!(

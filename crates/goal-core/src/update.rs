@@ -424,6 +424,11 @@ pub fn apply_changes(goal: &mut Goal, req: &UpdateRequest) -> Result<Applied> {
                     next.status_reason = reason.clone().or(Some("paused by the user".into()));
                     next.stop_guard.blocked_stops = 0;
                     applied.changes.push("status: paused".into());
+                } else if let Some(r) = reason.clone().filter(|r| next.status_reason.as_ref() != Some(r)) {
+                    // Already paused (an interrupt pauses first, at the same
+                    // prompt): the user's own pause and its reason are what stands.
+                    next.status_reason = Some(r);
+                    applied.changes.push("statusReason: set".into());
                 }
             }
             Status::BudgetLimited => {
@@ -655,6 +660,29 @@ mod tests {
         assert_eq!(g.completion_status, Status::Active);
         let err = apply_update(&mut g, &json!({"status": "complete"})).unwrap_err();
         assert!(err.message.contains("goal_system_close"));
+    }
+
+    #[test]
+    fn a_pause_on_a_paused_goal_keeps_its_own_reason() {
+        let mut g = goal();
+        g.completion_status = Status::Paused;
+        g.status_reason = Some("interrupted by the user".into());
+        let applied = apply_update(
+            &mut g,
+            &json!({"status": "paused", "statusReason": "back after lunch"}),
+        )
+        .unwrap();
+        assert_eq!(g.status_reason.as_deref(), Some("back after lunch"));
+        assert_eq!(applied.changes, vec!["statusReason: set"]);
+        let again = apply_update(
+            &mut g,
+            &json!({"status": "paused", "statusReason": "back after lunch"}),
+        )
+        .unwrap();
+        assert!(
+            again.changes.is_empty(),
+            "the same pause twice changes nothing"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! fault yields a clear message on stderr, an allow-shaped answer and a line in
 //! the fault log.
 
+mod autopilot;
 mod compact;
 mod memory;
 mod prompt;

@@ -64,6 +64,11 @@ pub(super) fn on_prompt(
             }
         }
     }
+    if let Some(done) =
+        super::autopilot::after_user_stop(store, caller, delivery.host, &prompt, sp)?
+    {
+        return Ok((done, None));
+    }
     let (intent, form) = activation::parse_prompt_form(&prompt);
     let intent = as_command(store, caller, intent, form)?;
     if event == Event::SessionStart && repeated_later(delivery.host, &intent) {
