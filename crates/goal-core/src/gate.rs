@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use crate::record::{Goal, ToolHistory};
+pub use crate::gap::{freshness, gap, Gap};
+use crate::record::Goal;
 use crate::text;
 use crate::text::norm;
 
@@ -120,44 +121,6 @@ pub fn check(goal: &Goal) -> Vec<Unmet> {
         out.push(unmet("toolHistory", message));
     }
     out
-}
-
-/// What the tool-backed evidence lacks (see [`freshness`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gap {
-    /// The last verification failed.
-    Failed,
-    /// Files changed and no passing verification (or documentation read
-    /// back) came after the last change.
-    Unverified,
-    /// Nothing changed and nothing was run: reads alone are no evidence.
-    NothingRun,
-}
-
-/// Tool-backed evidence, observed by the hooks: a passing verification (the
-/// project's tests, build, type check, linter, or its own program run) after
-/// the last change; a goal that changed only documentation may instead rest
-/// on reading the result back. A failed last verification always refuses,
-/// and reads alone never close a goal: an analysis runs what it analysed.
-/// `None` when the condition holds.
-pub fn gap(h: &ToolHistory) -> Option<Gap> {
-    match &h.last_verification {
-        Some(v) if !v.passed => Some(Gap::Failed),
-        Some(v) if v.seq > h.last_change_seq => None,
-        _ if h.last_change_seq > 0
-            && h.code_changes == 0
-            && h.last_readback_seq > h.last_change_seq =>
-        {
-            None
-        }
-        _ if h.last_change_seq > 0 => Some(Gap::Unverified),
-        _ => Some(Gap::NothingRun),
-    }
-}
-
-/// [`gap`] in the model's words: the observed facts and one next step.
-pub fn freshness(h: &ToolHistory) -> Option<String> {
-    gap(h).map(|g| crate::messages::evidence_gap(h, g))
 }
 
 /// Words that say nothing about the work: placeholders (`n/a`, `done`, `ok`,
@@ -420,7 +383,7 @@ pub fn describe(unmet: &[Unmet]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{IssueResolution, LastVerification, ResolutionStatus, Status};
+    use crate::record::{IssueResolution, LastVerification, ResolutionStatus, Status, ToolHistory};
 
     fn fields(u: &[Unmet]) -> Vec<&str> {
         u.iter().map(|x| x.field.as_str()).collect()

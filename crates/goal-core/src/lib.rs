@@ -13,6 +13,7 @@ pub mod continuation;
 pub mod drift;
 pub mod error;
 pub mod evidence;
+pub mod gap;
 pub mod gate;
 pub mod goals;
 pub mod guard;
