@@ -322,6 +322,8 @@ impl Delivery<'_> {
             (Host::Claude, Route::Plugin) => Spelling::CLAUDE_PLUGIN,
             (Host::CopilotCli | Host::CopilotSdk, Route::User) => Spelling::COPILOT,
             (Host::CopilotCli | Host::CopilotSdk, Route::Plugin) => Spelling::COPILOT_PLUGIN,
+            (Host::Codex, _) => Spelling::CODEX,
+            (Host::Gemini, _) => Spelling::GEMINI,
             _ => Spelling::GOAL,
         }
     }
@@ -345,7 +347,12 @@ impl Delivery<'_> {
                         .join("events.jsonl"),
                 )
             }
-            Host::VsCode => None,
+            Host::Codex => provenance::codex::rollout(
+                &payload.transcript_path,
+                &payload.session_id,
+                &provenance::codex::codex_dirs(),
+            ),
+            Host::VsCode | Host::Gemini => None,
         }
     }
 }
