@@ -160,7 +160,17 @@ test('Codex: the user opens a goal, the rollout confirms it, the stop is held in
     { sessionId: s.id, cwd, stateRoot },
     { status: 'active', requirements: ['R1'], remaining: ['fix greet.sh'] },
   )
+  // Codex's own running token total (its rollout's token_count events) is the goal's usage.
+  const tokens = (n) => ({
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: { total_token_usage: { total_tokens: n }, last_token_usage: { total_tokens: 110 } },
+    },
+  })
+  appendFileSync(s.rollout, `${JSON.stringify(tokens(220))}\n${JSON.stringify(tokens(330))}\n`)
   const held = hook(stop(s))
+  assert.equal(goalOf(s).budget?.tokensUsed, 330)
   assert.deepEqual(Object.keys(held).sort(), ['decision', 'reason'])
   assert.match(held.reason, /fix greet\.sh/)
   const claims = addon.closeGoalSync({ sessionId: s.id, cwd, stateRoot }, { status: 'complete' })
@@ -226,4 +236,56 @@ test('Codex: its own update_goal complete is a completion claim the gate checks;
   assert.equal(seq(), before, "Codex's goal tools are bookkeeping, not work")
   hook(postTool(s, 'ls', 'greet.sh\n'))
   assert.equal(seq(), before + 1, 'a shell call is')
+})
+
+test("Codex: the user's own /goal (its TUI's, recorded in the rollout) becomes the goal; a goal the model made does not", () => {
+  const s = session()
+  const stamp = () => new Date().toISOString()
+  const modelGoal = [
+    {
+      timestamp: stamp(),
+      type: 'response_item',
+      payload: { type: 'function_call', name: 'create_goal', arguments: '{}' },
+    },
+    {
+      timestamp: stamp(),
+      type: 'event_msg',
+      payload: { type: 'thread_goal_updated', goal: { objective: 'a goal the model made', status: 'active' } },
+    },
+  ]
+  appendFileSync(s.rollout, modelGoal.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  hook(preTool(s, 'ls'))
+  assert.throws(() => goalOf(s), /ENOENT/, 'the model cannot open a goal through Codex')
+  // What Codex 0.169.0 writes when the user types `/goal fix the flaky test` in its TUI.
+  const userGoal = [
+    {
+      timestamp: stamp(),
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: 'user',
+        content: [
+          {
+            type: 'input_text',
+            text: '<codex_internal_context source="user_goal">\nUser set the goal: "fix the flaky test"\nUser set goal status: "active".\n</codex_internal_context>',
+          },
+        ],
+      },
+    },
+    {
+      timestamp: stamp(),
+      type: 'event_msg',
+      payload: { type: 'thread_goal_updated', goal: { objective: 'fix the flaky test', status: 'active' } },
+    },
+  ]
+  appendFileSync(s.rollout, userGoal.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  const out = hook(preTool(s, 'ls'))
+  assert.match(out.hookSpecificOutput.additionalContext, /Codex's \/goal; the goal system opened draft goal/)
+  const goal = goalOf(s)
+  assert.equal(goal.objective, 'fix the flaky test')
+  assert.equal(goal.source.kind, 'codex-goal')
+  hook(preTool(s, 'ls'))
+  assert.equal(goalOf(s).id, goal.id, 'adopted once')
+  const held = hook(stop(s))
+  assert.equal(held.decision, 'block', 'the stop is held while the adopted goal is open')
 })

@@ -124,6 +124,7 @@ describe('Goal System in Codex CLI', { skip: skipReason('codex') }, () => {
     assert.equal(g?.completionStatus, 'complete', JSON.stringify(g?.statusReason ?? g))
     assert.ok(g.closedAt)
     assert.equal(g.voice?.pending ?? null, null, "Codex's rollout confirmed the user's /goal")
+    assert.ok(g.budget?.tokensUsed > 0, `Codex's token count is the goal's usage: ${JSON.stringify(g.budget)}`)
   })
 
   test('a claims-only close is refused and the stop is held while the goal is open', {

@@ -152,6 +152,46 @@ pub fn prompt(path: &Path, offset: u64, turn_id: &str, fingerprint: &str) -> Sai
     Said::NotYet
 }
 
+/// How much of the end of the rollout is read for the user's own `/goal`.
+const GOAL_TAIL: u64 = 256 * 1024;
+
+/// The user's own Codex goal, newest in the rollout's end: its objective and
+/// when Codex recorded it. Codex writes a user `/goal X` typed in its TUI as a
+/// harness message `<codex_internal_context source="user_goal">User set the
+/// goal: …` followed by `thread_goal_updated` with the goal; a goal the model
+/// made with `create_goal` has no such message and is not the user's.
+pub fn user_goal(path: &Path) -> Option<(String, String)> {
+    let start = records::end_of(path).saturating_sub(GOAL_TAIL);
+    let (lines, _) = records::lines_from(path, start)?;
+    let mut said_by_user = false;
+    let mut found = None;
+    for line in &lines {
+        let payload = line.get("payload").unwrap_or(&Value::Null);
+        match payload.get("type").and_then(Value::as_str) {
+            Some("message") if payload.get("role").and_then(Value::as_str) == Some("user") => {
+                let text = payload
+                    .pointer("/content/0/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                said_by_user = text.starts_with("<codex_internal_context source=\"user_goal\">")
+                    && text.contains("User set the goal:");
+            }
+            Some("thread_goal_updated") => {
+                let goal = payload.get("goal").unwrap_or(&Value::Null);
+                let active = goal.get("status").and_then(Value::as_str) == Some("active");
+                let objective = goal.get("objective").and_then(Value::as_str).unwrap_or("");
+                if said_by_user && active && !objective.trim().is_empty() {
+                    let at = line.get("timestamp").and_then(Value::as_str).unwrap_or("");
+                    found = Some((objective.trim().to_string(), at.to_string()));
+                }
+                said_by_user = false;
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 /// Does a content list (`[{type, text}]`) hold the prompt with `fingerprint`?
 fn said(content: Option<&Value>, fingerprint: &str) -> bool {
     let Some(Value::Array(parts)) = content else {
