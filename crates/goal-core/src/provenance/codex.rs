@@ -161,11 +161,26 @@ const GOAL_TAIL: u64 = 256 * 1024;
 /// goal: …` followed by `thread_goal_updated` with the goal; a goal the model
 /// made with `create_goal` has no such message and is not the user's.
 pub fn user_goal(path: &Path) -> Option<(String, String)> {
-    let start = records::end_of(path).saturating_sub(GOAL_TAIL);
-    let (lines, _) = records::lines_from(path, start)?;
+    use std::io::{Read, Seek, SeekFrom};
+    // Every Codex hook asks: only the lines that can matter are parsed.
+    let mut file = std::fs::File::open(path).ok()?;
+    file.seek(SeekFrom::Start(
+        records::end_of(path).saturating_sub(GOAL_TAIL),
+    ))
+    .ok()?;
+    let mut bytes = Vec::new();
+    file.take(GOAL_TAIL).read_to_end(&mut bytes).ok()?;
+    let has = |line: &[u8], needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
+    if !has(&bytes, b"thread_goal_updated") {
+        return None;
+    }
+    let lines = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| has(l, b"thread_goal_updated") || has(l, b"\"role\":\"user\""))
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok());
     let mut said_by_user = false;
     let mut found = None;
-    for line in &lines {
+    for line in lines {
         let payload = line.get("payload").unwrap_or(&Value::Null);
         match payload.get("type").and_then(Value::as_str) {
             Some("message") if payload.get("role").and_then(Value::as_str) == Some("user") => {
@@ -320,5 +335,38 @@ mod tests {
             prompt(&path, offset, turn, &fp("/goal cancel")),
             Said::NotUser
         );
+    }
+
+    #[test]
+    fn only_a_goal_the_user_set_is_the_users_and_the_newest_wins() {
+        let dir = TempDir::new("codex-user-goal");
+        let set_by_user = |objective: &str, at: &str| {
+            format!(
+                "{}{}",
+                line(
+                    json!({"timestamp": at, "type": "response_item", "payload": {"type": "message", "role": "user",
+                    "content": [{"type": "input_text", "text": format!("<codex_internal_context source=\"user_goal\">\nUser set the goal: \"{objective}\"\n</codex_internal_context>")}]}})
+                ),
+                line(
+                    json!({"timestamp": at, "type": "event_msg", "payload": {"type": "thread_goal_updated",
+                    "goal": {"objective": objective, "status": "active"}}})
+                )
+            )
+        };
+        let by_model = line(
+            json!({"timestamp": "T3", "type": "event_msg", "payload": {"type": "thread_goal_updated",
+            "goal": {"objective": "the model's", "status": "active"}}}),
+        );
+        let path = dir.write("rollout-1-s.jsonl", &by_model);
+        assert_eq!(user_goal(&path), None);
+        let path = dir.write(
+            "rollout-1-s.jsonl",
+            &format!(
+                "{}{}{by_model}",
+                set_by_user("first", "T1"),
+                set_by_user("second", "T2")
+            ),
+        );
+        assert_eq!(user_goal(&path), Some(("second".into(), "T2".into())));
     }
 }
