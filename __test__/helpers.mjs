@@ -9,6 +9,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -53,15 +54,30 @@ function fakeHost(name) {
 const HOOK_SHAPE = {
   copilot: 'bash -c "$GOAL_TEST_COMMAND"; true',
   claude: 'setsid /bin/sh -c "$GOAL_TEST_COMMAND"; true',
+  // Codex CLI 0.169.0 starts a hook as a shell leading a new session right under itself.
+  codex: 'setsid /bin/sh -c "$GOAL_TEST_COMMAND"; true',
 }
 
 const quote = (a) => `'${String(a).replaceAll("'", "'\\''")}'`
 
 /**
- * Run `argv` as `host` ('copilot' | 'claude') runs a hook command; any other host runs it
+ * Run `argv` as `host` ('copilot' | 'claude' | 'codex') runs a hook command; any other host runs it
  * directly (VS Code's shape is not checked). Returns spawnSync's result.
  */
 export function spawnAsHost(host, argv, { input, env, cwd, timeout = 20_000 } = {}) {
+  if (host === 'gemini') {
+    // Gemini CLI is a Node process running its bundle: a shell named `node` running a
+    // script named `gemini.js`, which runs the command as its own child, in its session.
+    const script = join(dirname(fakeHost('node')), 'gemini.js')
+    if (!existsSync(script)) writeFileSync(script, '/bin/sh -c "$GOAL_TEST_COMMAND"; true\n')
+    return spawnSync(fakeHost('node'), [script], {
+      input,
+      env: { ...env, GOAL_TEST_COMMAND: argv.map(quote).join(' ') },
+      cwd,
+      encoding: 'utf8',
+      timeout,
+    })
+  }
   if (!HOOK_SHAPE[host]) {
     return spawnSync(argv[0], argv.slice(1), { input, env, cwd, encoding: 'utf8', timeout })
   }
@@ -213,6 +229,8 @@ const AGENT_MARKERS = [
   'COPILOT_AGENT_SESSION_ID',
   'GITHUB_COPILOT_CLI',
   'VSCODE_COPILOT_AGENT',
+  'CODEX_TOOL_CALL_ID',
+  'CODEX_THREAD_ID',
 ]
 
 /**

@@ -45,7 +45,7 @@ const opValues = (target) => target.ops.flatMap((op) => strings(op.hooks ?? op.v
 test('each seed file exists at its path, and adapters/ holds one folder per host', () => {
   for (const rel of Object.values(SEED).flat()) assert.ok(fs.statSync(abs(rel)).isFile(), `${rel} is missing`)
   const hosts = fs.readdirSync(abs('adapters')).filter((n) => fs.statSync(abs(`adapters/${n}`)).isDirectory())
-  assert.deepEqual(hosts.sort(), ['claude', 'vscode-chat'])
+  assert.deepEqual(hosts.sort(), ['claude', 'codex', 'gemini', 'vscode-chat'])
 })
 
 test('Copilot CLI: the hooks file beside goal-context.sh runs it for every event, and install points there', () => {

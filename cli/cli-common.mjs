@@ -48,10 +48,13 @@ export const HOST_OPTIONS = {
   'copilot-cli': { type: 'boolean' },
   vscode: { type: 'boolean' },
   claude: { type: 'boolean' },
+  codex: { type: 'boolean' },
+  gemini: { type: 'boolean' },
 }
 
 export function selectedHosts(opts, { defaultAll = true } = {}) {
-  const hosts = ['copilot-cli', 'vscode', 'claude'].filter((h) => opts[h])
+  // Codex CLI and Gemini CLI only when named: the default stays the three hosts it always wired.
+  const hosts = ['copilot-cli', 'vscode', 'claude', 'codex', 'gemini'].filter((h) => opts[h])
   return hosts.length || !defaultAll ? hosts : ['copilot-cli', 'vscode', 'claude']
 }
 

@@ -13,7 +13,9 @@ const EXIT_CODES = `Exit codes:
 const HOST_FLAGS = `  --copilot-cli      GitHub Copilot CLI
   --vscode           VS Code Copilot Chat
   --claude           Claude Code
-                     (no host flag: all three)`
+  --codex            OpenAI Codex CLI (~/.codex/hooks.json, config.toml)
+  --gemini           Gemini CLI (~/.gemini/settings.json)
+                     (no host flag: Copilot CLI, VS Code and Claude Code)`
 
 export const MAIN_HELP = `goal-system: keep a coding agent's long task on one persisted, evidence-gated goal.
 
@@ -62,7 +64,7 @@ Environment:
   COPILOT_HOME, CLAUDE_CONFIG_DIR, GOAL_SYSTEM_VSCODE_USER_DIR
                              where the hosts keep their user files`
 
-export const INSTALL_HELP = `Usage: goal-system install [--copilot-cli] [--vscode] [--claude] [--project DIR] [--dry-run]
+export const INSTALL_HELP = `Usage: goal-system install [--copilot-cli] [--vscode] [--claude] [--codex] [--gemini] [--project DIR] [--dry-run]
 
 Wire the hosts to this package (${'${GOAL_SYSTEM_HOME}'} in the package templates becomes
 its absolute path). Settings files are JSONC, edited in place: comments, trailing
@@ -109,7 +111,7 @@ Files, --project DIR:
 
 ${EXIT_CODES}`
 
-export const UNINSTALL_HELP = `Usage: goal-system uninstall [--copilot-cli] [--vscode] [--claude] [--project DIR] [--dry-run]
+export const UNINSTALL_HELP = `Usage: goal-system uninstall [--copilot-cli] [--vscode] [--claude] [--codex] [--gemini] [--project DIR] [--dry-run]
 
 Remove exactly what \`goal-system install\` with the same flags added: its entries in
 merged settings files (a key it replaced gets its previous value back), the files it
@@ -125,7 +127,7 @@ ${HOST_FLAGS}
 
 ${EXIT_CODES}`
 
-export const DOCTOR_HELP = `Usage: goal-system doctor [--copilot-cli] [--vscode] [--claude] [--project DIR] [--json]
+export const DOCTOR_HELP = `Usage: goal-system doctor [--copilot-cli] [--vscode] [--claude] [--codex] [--gemini] [--project DIR] [--json]
 
 Check what is installed (per the install manifest, or the hosts named): each settings
 file present, valid JSONC, with goal-system's entries pointing at this package and at

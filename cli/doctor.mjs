@@ -7,9 +7,9 @@ import path from 'node:path'
 
 import { loadAddon } from './cli-common.mjs'
 import { commandStrings, deepEqual, getIn, isPlainObject, parseJsonObject } from './json-merge.mjs'
-import { readManifest } from './install-plan.mjs'
+import { findBlock, readManifest } from './install-plan.mjs'
 import {
-  HOSTS,
+  DEFAULT_HOSTS,
   HOST_LABELS,
   MOVED_FILES,
   PACKAGE_ROOT,
@@ -21,7 +21,13 @@ import {
 import { readTextOrNull } from './fs-safe.mjs'
 import { nativeHook, platformId, platformPackageDir } from './install-native.mjs'
 
-const HOST_FLAG = { 'copilot-cli': '--copilot-cli', vscode: '--vscode', claude: '--claude' }
+const HOST_FLAG = {
+  'copilot-cli': '--copilot-cli',
+  vscode: '--vscode',
+  claude: '--claude',
+  codex: '--codex',
+  gemini: '--gemini',
+}
 
 function installCommand(host, scope) {
   const project = scope.startsWith('project:') ? ` --project ${scope.slice('project:'.length)}` : ''
@@ -77,7 +83,7 @@ function wiringToCheck(manifestFile, hosts, project, ok, fail) {
     )
   }
   recorded = uniquePairs(recorded).filter(([h, s]) => (!hosts || hosts.includes(h)) && (!scope || s === scope))
-  const wanted = hosts ?? (scope ? HOSTS : [])
+  const wanted = hosts ?? (scope ? DEFAULT_HOSTS : [])
   for (const h of wanted) if (!recorded.some(([rh]) => rh === h)) recorded.push([h, scope ?? 'user'])
   if (!recorded.length) {
     fail(
@@ -257,7 +263,12 @@ function checkWiring(host, scope, env, ok, fail) {
       if (text?.includes(TEXT_MARKER)) fail(area, `${target.file}: an earlier release's file, no longer used`, fix)
       continue
     }
-    const problems = target.kind === 'json' ? jsonProblems(target) : textProblems(target)
+    const problems =
+      target.kind === 'json'
+        ? jsonProblems(target)
+        : target.kind === 'block'
+          ? blockProblems(target)
+          : textProblems(target)
     for (const req of target.requires) {
       if (!fs.existsSync(req)) problems.push(`it runs ${req}, which is missing from the package`)
     }
@@ -265,6 +276,15 @@ function checkWiring(host, scope, env, ok, fail) {
     else ok(area, `${target.file}: ${target.label}`)
     if (target.kind === 'json') statusLineAdvice(target, ok)
   }
+}
+
+function blockProblems(target) {
+  const text = readTextOrNull(target.file)
+  if (text === null) return ['missing']
+  const at = findBlock(text, target.content)
+  if (!at) return [`has no ${target.header} written by goal-system`]
+  if (text.slice(at[0], at[1]) !== target.content) return ['out of date (the package changed or moved)']
+  return []
 }
 
 function textProblems(target) {

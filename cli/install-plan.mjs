@@ -156,6 +156,61 @@ function installText(target, text, record) {
   return { action: text === null ? 'create' : 'update', text: target.content, record: rec, noBackup: true }
 }
 
+// ---- a block goal-system owns inside someone else's text file (Codex's config.toml) ----
+
+/** Where our block sits in `text`: [start, end) from its first line to the end of its last, or null. */
+export function findBlock(text, content) {
+  const first = content.slice(0, content.indexOf('\n') + 1)
+  const lastLine = content.trimEnd().split('\n').pop()
+  const start = text.indexOf(first.split(':')[0])
+  if (start < 0) return null
+  const endAt = text.indexOf(lastLine, start)
+  if (endAt < 0) return null
+  let end = endAt + lastLine.length
+  if (text[end] === '\n') end++
+  return [start, end]
+}
+
+function installBlock(target, text, record) {
+  const rec = recordFor(target, text, record)
+  const opRec = (rec.ops.block ??= { scopes: [] })
+  addScope(opRec, target.scope)
+  const have = text === null ? null : findBlock(text, target.content)
+  if (have) {
+    const next = text.slice(0, have[0]) + target.content + text.slice(have[1])
+    if (next === text) return { action: 'unchanged', record: rec }
+    return { action: 'update', text: next, record: rec, firstTouch: !record }
+  }
+  if (text !== null && text.split('\n').some((line) => line.trim() === target.header)) {
+    throw new ConflictError(
+      target.file,
+      `already has ${target.header}, not written by goal-system; remove it, then install again`,
+    )
+  }
+  // What goes before the block, kept so uninstall gives back the exact bytes.
+  const sep = text === null || text === '' ? '' : text.endsWith('\n') ? '\n' : '\n\n'
+  opRec.sep = sep
+  return {
+    action: text === null ? 'create' : 'update',
+    text: (text ?? '') + sep + target.content,
+    record: rec,
+    firstTouch: !record,
+  }
+}
+
+function uninstallBlock(target, text, record) {
+  const rec = record ? clone(record) : null
+  if (rec && release(target, rec).length === 0) return { action: 'keep', record: rec }
+  if (text === null) return { action: 'absent', record: null }
+  const have = findBlock(text, target.content)
+  if (!have) return { action: 'unchanged', record: null }
+  const sep = record?.ops?.block?.sep ?? ''
+  const start = sep && text.slice(have[0] - sep.length, have[0]) === sep ? have[0] - sep.length : have[0]
+  const next = text.slice(0, start) + text.slice(have[1])
+  if (next === '' && rec?.createdFile) return { action: 'remove', record: null, dirs: rec.createdDirs ?? [] }
+  return { action: 'update', text: next, record: null, noBackup: true }
+}
+
 // ---- one target, uninstall ----
 
 /** Take this install's claim off each operation; returns the operations nobody needs any more. */
@@ -301,6 +356,8 @@ function planTarget(mode, target, text, record) {
       return { action: 'skip', record: null, detail: 'not written by goal-system: left in place' }
     return { action: 'remove', record: null, dirs: record?.createdDirs ?? [] }
   }
+  if (target.kind === 'block')
+    return mode === 'install' ? installBlock(target, text, record) : uninstallBlock(target, text, record)
   if (mode === 'install')
     return target.kind === 'json' ? installJson(target, text, record) : installText(target, text, record)
   return target.kind === 'json' ? uninstallJson(target, text, record) : uninstallText(target, text, record)

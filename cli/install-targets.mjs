@@ -16,8 +16,19 @@ import { toolDefinitions } from './tool-definitions.mjs'
 /** Root of this package (the folder holding index.js), without a trailing separator. */
 export const PACKAGE_ROOT = path.resolve(fileURLToPath(new URL('..', import.meta.url)))
 
-export const HOSTS = ['copilot-cli', 'vscode', 'claude']
-export const HOST_LABELS = { 'copilot-cli': 'Copilot CLI', vscode: 'VS Code', claude: 'Claude Code' }
+export const HOSTS = ['copilot-cli', 'vscode', 'claude', 'codex', 'gemini']
+/** The hosts `install` wires when none is named. */
+export const DEFAULT_HOSTS = ['copilot-cli', 'vscode', 'claude']
+export const HOST_LABELS = {
+  'copilot-cli': 'Copilot CLI',
+  vscode: 'VS Code',
+  claude: 'Claude Code',
+  codex: 'Codex CLI',
+  gemini: 'Gemini CLI',
+}
+
+/** The MCP server's name where a host spells it in its own config (Codex's TOML table, Gemini's tool prefix). */
+export const MCP_SERVER_KEBAB = 'goal-system'
 
 export const MCP_SERVER_NAME = 'goalSystem'
 /** The goal tools' names, from the core's generated definitions. */
@@ -104,6 +115,8 @@ export function hostLocations(env = process.env) {
     home,
     copilotHome,
     claudeDir,
+    codexHome: env.CODEX_HOME || path.join(home, '.codex'),
+    geminiDir: path.join(home, '.gemini'),
     claudeJson,
     vscodeUser: env.GOAL_SYSTEM_VSCODE_USER_DIR || vscodeUserDir(home, env),
     manifest: path.join(copilotHome, 'goal-system-install.json'),
@@ -234,6 +247,18 @@ export function claudeStatusLineOp(pkg = PACKAGE_ROOT) {
   }
 }
 
+/** Codex CLI's MCP server table, a block goal-system owns inside the user's config.toml. */
+function codexMcpBlock(mcpScript) {
+  return [
+    `# ${TEXT_MARKER}: the Goal System MCP server; goal-system uninstall removes this block`,
+    `[mcp_servers.${MCP_SERVER_KEBAB}]`,
+    'command = "node"',
+    `args = [${JSON.stringify(mcpScript)}]`,
+    `# end of the block ${TEXT_MARKER}`,
+    '',
+  ].join('\n')
+}
+
 // ---- targets ----
 
 /**
@@ -253,7 +278,12 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
       file,
       scope,
       requires: [],
-      ops: props.kind === 'text' ? [{ id: 'file', type: 'file' }] : [],
+      ops:
+        props.kind === 'text'
+          ? [{ id: 'file', type: 'file' }]
+          : props.kind === 'block'
+            ? [{ id: 'block', type: 'block' }]
+            : [],
       ...props,
     })
   const mcpScript = path.join(pkg, 'adapters', 'vscode-chat', 'mcp-server.mjs')
@@ -445,6 +475,37 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
         requires: [mcpScript],
       })
     }
+  }
+
+  if (hosts.includes('codex')) {
+    const hooks = templatePart(pkg, 'adapters/codex/hooks.json', ['hooks'])
+    const dir = project ? path.join(project, '.codex') : loc.codexHome
+    add('codex', path.join(dir, 'hooks.json'), {
+      kind: 'json',
+      dedicated: true,
+      label: `Codex CLI hooks: ${Object.keys(hooks).length} events run the native hook --host codex (Node fallback); trust them once in Codex's /hooks`,
+      ops: [{ id: 'hooks', type: 'hooks', hooks }],
+      requires: [hookRunner],
+    })
+    add('codex', path.join(dir, 'config.toml'), {
+      kind: 'block',
+      label: `Codex CLI MCP server [mcp_servers.${MCP_SERVER_KEBAB}]`,
+      content: codexMcpBlock(mcpScript),
+      header: `[mcp_servers.${MCP_SERVER_KEBAB}]`,
+      requires: [mcpScript],
+    })
+  }
+
+  if (hosts.includes('gemini')) {
+    const hooks = templatePart(pkg, 'adapters/gemini/hooks.json', ['hooks'])
+    const server = templatePart(pkg, 'adapters/gemini/mcp.json', ['mcpServers', MCP_SERVER_KEBAB])
+    const dir = project ? path.join(project, '.gemini') : loc.geminiDir
+    add('gemini', path.join(dir, 'settings.json'), {
+      kind: 'json',
+      label: `Gemini CLI hooks: ${Object.keys(hooks).length} events run the native hook --host gemini (Node fallback); MCP server mcpServers.${MCP_SERVER_KEBAB}`,
+      ops: [{ id: 'hooks', type: 'hooks', hooks }, mcpKey(['mcpServers', MCP_SERVER_KEBAB], server)],
+      requires: [hookRunner, mcpScript],
+    })
   }
 
   if (!SHELL_SAFE.test(pkg)) {

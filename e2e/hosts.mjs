@@ -81,11 +81,22 @@ export function resolveHost(host, version = undefined) {
             `@anthropic-ai/claude-code-${plat}-${arch}${isMusl() ? '-musl' : ''}/claude`,
             '@anthropic-ai/claude-code/bin/claude.exe',
           ]
-        : []
+        : host === 'codex'
+          ? [
+              `@openai/codex-${plat}-${arch}/vendor/${arch === 'arm64' ? 'aarch64' : 'x86_64'}-unknown-${plat}-musl/bin/codex`,
+            ]
+          : host === 'gemini'
+            ? ['@google/gemini-cli/bundle/gemini.js']
+            : []
   for (const root of searchRoots(host, version)) {
     for (const rel of candidates) {
       const bin = path.join(root, rel)
-      if (isRealBinary(bin)) {
+      // Gemini CLI is a Node bundle: its entry script is small.
+      if (host === 'gemini' ? fs.existsSync(bin) : isRealBinary(bin)) {
+        if (host === 'codex' || host === 'gemini') {
+          const pkgDir = path.join(root, HOST_PACKAGES[host].name)
+          return { bin, version: readVersion(pkgDir), pkgDir }
+        }
         const pkgDir = path.dirname(bin).endsWith(`${path.sep}bin`)
           ? path.dirname(path.dirname(bin))
           : path.dirname(bin)
@@ -563,4 +574,102 @@ export async function runClaude({
     /* not json */
   }
   return { ...res, host: 'claude', version: host.version, home, json }
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI Codex CLI
+
+/**
+ * Run `codex exec PROMPT` offline against `server` (the Responses API on loopback), hooks trusted
+ * for the run (`--dangerously-bypass-hook-trust`: a user trusts them once in /hooks). Writes
+ * `$CODEX_HOME/config.toml`'s model provider first, keeping what the install put there.
+ */
+export async function runCodex({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [] }) {
+  const host = resolveHost('codex')
+  if (!host) throw new Error(hostUnavailableReason('codex'))
+  fs.mkdirSync(cwd, { recursive: true })
+  const dirs = prepareHome(home)
+  const codexHome = path.join(home, '.codex')
+  fs.mkdirSync(codexHome, { recursive: true })
+  const config = path.join(codexHome, 'config.toml')
+  const installed = fs.existsSync(config) ? fs.readFileSync(config, 'utf8') : ''
+  if (!installed.includes('[model_providers.e2e]')) {
+    const provider = [
+      'model = "e2e-model"',
+      'model_provider = "e2e"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      '',
+      '[model_providers.e2e]',
+      'name = "e2e"',
+      `base_url = "${server.url.replace(/\/$/, '')}/v1"`,
+      'wire_api = "responses"',
+      '',
+    ].join('\n')
+    // Top-level keys must come before any table: the provider first, then what the install wrote.
+    fs.writeFileSync(config, `${provider}\n${installed}`)
+  }
+  const fullEnv = { ...baseEnv(dirs), CODEX_HOME: codexHome, ...env }
+  const argv = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', ...args, prompt]
+  const res = await runIsolated({ bin: host.bin, args: argv, cwd, env: fullEnv, server, timeoutMs })
+  return { ...res, host: 'codex', version: host.version, home }
+}
+
+/** Codex's rollouts under HOME, newest last, each parsed. */
+export function codexRollouts(home) {
+  const root = path.join(home, '.codex', 'sessions')
+  const files = []
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (/^rollout-.*\.jsonl$/.test(e.name)) files.push(p)
+    }
+  }
+  try {
+    walk(root)
+  } catch {
+    return []
+  }
+  return files.sort().map((file) => ({ file, lines: readEventsFile(file) }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gemini CLI
+
+/**
+ * Run `gemini --yolo -p PROMPT` offline against `server` (the Gemini API on loopback). Writes the
+ * settings the offline run needs (API-key auth, no folder trust prompt, no usage statistics) into
+ * `~/.gemini/settings.json`, keeping what the install put there.
+ */
+export async function runGemini({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [] }) {
+  const host = resolveHost('gemini')
+  if (!host) throw new Error(hostUnavailableReason('gemini'))
+  fs.mkdirSync(cwd, { recursive: true })
+  const dirs = prepareHome(home)
+  const settingsFile = path.join(home, '.gemini', 'settings.json')
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true })
+  let settings = {}
+  try {
+    settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'))
+  } catch {
+    /* none yet */
+  }
+  settings.security = {
+    ...settings.security,
+    auth: { selectedType: 'gemini-api-key' },
+    folderTrust: { enabled: false },
+  }
+  settings.privacy = { usageStatisticsEnabled: false }
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2))
+  const fullEnv = {
+    ...baseEnv(dirs),
+    GEMINI_API_KEY: DUMMY_API_KEY,
+    GOOGLE_GEMINI_BASE_URL: server.url.replace(/\/$/, ''),
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    ...env,
+  }
+  const argv = [host.bin, '--yolo', '-m', 'gemini-e2e', ...args, '-p', prompt]
+  const res = await runIsolated({ bin: process.execPath, args: argv, cwd, env: fullEnv, server, timeoutMs })
+  return { ...res, host: 'gemini', version: host.version, home }
 }

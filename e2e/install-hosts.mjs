@@ -23,6 +23,8 @@ export const HOST_PACKAGES = {
   // 2.1.197 is what a plain install picks on Node 20; 2.1.330 the release the suite was
   // written against; 2.1.332 the newest on the registry (November 2026).
   claude: { name: '@anthropic-ai/claude-code', versions: ['2.1.197', '2.1.330', '2.1.332'] },
+  codex: { name: '@openai/codex', versions: ['0.169.0'] },
+  gemini: { name: '@google/gemini-cli', versions: ['0.61.0'] },
 }
 
 export function hostsCacheDir(env = process.env) {

@@ -73,7 +73,9 @@ export async function startModelServer(script = [], opts = {}) {
           ? 'anthropic'
           : p.endsWith('/responses')
             ? 'openai-responses'
-            : 'other'
+            : /:(stream)?generatecontent$/i.test(p)
+              ? 'gemini'
+              : 'other'
       const entry = {
         index: requests.length,
         wire,
@@ -87,7 +89,10 @@ export async function startModelServer(script = [], opts = {}) {
       }
       requests.push(entry)
 
-      if (req.method === 'POST' && (wire === 'openai' || wire === 'anthropic')) {
+      if (
+        req.method === 'POST' &&
+        (wire === 'openai' || wire === 'anthropic' || wire === 'openai-responses' || wire === 'gemini')
+      ) {
         let reply
         if (body && typeof body === 'object' && consume(entry) && queue.length) {
           entry.consumed = true
@@ -103,6 +108,8 @@ export async function startModelServer(script = [], opts = {}) {
         if (reply.error) return sendError(res, wire, reply.error)
         const stream = !!(body && body.stream)
         const model = (body && body.model) || 'e2e-model'
+        if (wire === 'openai-responses') return responsesStream(res, reply, chunkDelayMs, ++counter)
+        if (wire === 'gemini') return geminiAnswer(res, reply, /:streamgeneratecontent$/i.test(p), chunkDelayMs)
         if (wire === 'openai') {
           const includeUsage = !!(body && body.stream_options && body.stream_options.include_usage)
           return stream
@@ -116,11 +123,6 @@ export async function startModelServer(script = [], opts = {}) {
       notify()
       if (req.method === 'POST' && p.endsWith('/messages/count_tokens')) {
         return sendJson(res, 200, { input_tokens: estimateTokens(raw) })
-      }
-      if (req.method === 'POST' && wire === 'openai-responses') {
-        return sendJson(res, 404, {
-          error: { type: 'not_found', message: 'responses wire not scripted; use chat completions' },
-        })
       }
       if ((req.method === 'GET' || req.method === 'HEAD') && /\/models$/.test(p)) {
         const now = Math.floor(Date.now() / 1000)
@@ -225,7 +227,10 @@ export async function startModelServer(script = [], opts = {}) {
     socketPath,
     requests,
     /** Model requests only (chat completions / messages POSTs). */
-    modelRequests: () => requests.filter((r) => r.method === 'POST' && (r.wire === 'openai' || r.wire === 'anthropic')),
+    modelRequests: () =>
+      requests.filter(
+        (r) => r.method === 'POST' && ['openai', 'anthropic', 'openai-responses', 'gemini'].includes(r.wire),
+      ),
     /** Add more scripted replies at the end of the queue. */
     push: (...items) => {
       queue.push(...items)
@@ -303,6 +308,9 @@ export function messagesText(body) {
   walk(body.system)
   walk(body.messages)
   walk(body.input)
+  // The Gemini API (Gemini CLI).
+  walk(body.systemInstruction)
+  walk(body.contents)
   return parts.join('\n')
 }
 
@@ -344,7 +352,16 @@ export function userTexts(body) {
 /** Names of the tools offered in a request (both wires). */
 export function toolNames(body) {
   if (!body || !Array.isArray(body.tools)) return []
-  return body.tools.map((t) => (t.function && t.function.name) || t.name).filter(Boolean)
+  // The Responses API (Codex CLI) groups an MCP server's tools in a namespace: `<namespace>__<tool>`.
+  return body.tools
+    .flatMap((t) =>
+      t.type === 'namespace' && Array.isArray(t.tools)
+        ? t.tools.map((x) => `${t.name}__${x.name}`)
+        : Array.isArray(t.functionDeclarations) // the Gemini API
+          ? t.functionDeclarations.map((f) => f.name)
+          : [(t.function && t.function.name) || t.name],
+    )
+    .filter(Boolean)
 }
 
 function contentText(c) {
@@ -469,6 +486,60 @@ function openaiJson(res, reply, model, n) {
     choices: [{ index: 0, message, finish_reason: reply.toolCalls.length ? 'tool_calls' : 'stop' }],
     usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
   })
+}
+
+/** OpenAI Responses API (Codex CLI): SSE items, `function_call` for a tool call. */
+function responsesStream(res, reply, delay, n) {
+  const ev = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
+  const id = `resp_e2e_${n}`
+  const items = []
+  if (reply.text) {
+    items.push({
+      type: 'message',
+      id: `msg_e2e_${n}`,
+      role: 'assistant',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    })
+  }
+  reply.toolCalls.forEach((tc, i) => {
+    // A namespaced tool (`mcp__server__tool`) is called by its namespace and bare name.
+    const cut = tc.name.startsWith('mcp__') ? tc.name.lastIndexOf('__') : -1
+    items.push({
+      type: 'function_call',
+      id: `fc_e2e_${n}_${i}`,
+      call_id: tc.id,
+      ...(cut > 0 ? { namespace: tc.name.slice(0, cut), name: tc.name.slice(cut + 2) } : { name: tc.name }),
+      arguments: JSON.stringify(tc.args),
+    })
+  })
+  const events = [ev('response.created', { response: { id } })]
+  items.forEach((item, i) => {
+    events.push(ev('response.output_item.added', { output_index: i, item }))
+    events.push(ev('response.output_item.done', { output_index: i, item }))
+  })
+  const usage = {
+    input_tokens: 100,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 10,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 110,
+  }
+  events.push(ev('response.completed', { response: { id, usage } }))
+  return writeSse(res, events, delay)
+}
+
+/** Gemini API (Gemini CLI): one candidate, text and `functionCall` parts; SSE for streamGenerateContent. */
+function geminiAnswer(res, reply, stream, delay) {
+  const parts = []
+  if (reply.text) parts.push({ text: reply.text })
+  for (const tc of reply.toolCalls) parts.push({ functionCall: { name: tc.name, args: tc.args } })
+  const body = {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, totalTokenCount: 110 },
+  }
+  if (!stream) return sendJson(res, 200, body)
+  // The whole answer in one event: Gemini CLI 0.61.0 repeats later chunks in AfterAgent's prompt_response.
+  return writeSse(res, [`data: ${JSON.stringify(body)}\r\n\r\n`], delay)
 }
 
 function anthropicBlocks(reply) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes the three hooks files (Copilot CLI, VS Code, Claude Code) from one
+// Writes the hooks files (Copilot CLI, VS Code, Claude Code, Codex CLI, Gemini CLI) from one
 // definition of the hook command, so every event of every host gets the same
 // fallback chain. `node scripts/hooks-files.mjs --check` exits 1 when a file
 // differs from what this script writes (the test suite runs the check).
@@ -84,12 +84,19 @@ const CHAT_EVENTS = [
 // a failed test run would never be recorded as failed.
 const CLAUDE_EVENTS = [...CHAT_EVENTS.slice(0, 4), 'PostToolUseFailure', ...CHAT_EVENTS.slice(4)]
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
+// Codex CLI 0.169.0: Claude Code's names, without PostToolUseFailure.
+const CODEX_EVENTS = CHAT_EVENTS
+// Gemini CLI 0.61.0's own names; its timeout is in milliseconds, its tool matcher a regex.
+const GEMINI_EVENTS = ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'PreCompress', 'AfterAgent']
+const GEMINI_TOOL_EVENTS = new Set(['BeforeTool', 'AfterTool'])
 
 /** Each host's hooks file, by path from the package root. */
 export const HOOKS_FILES = {
   'copilot-cli': 'hooks/hooks.json',
   vscode: 'adapters/vscode-chat/hooks/goal-system.json',
   claude: 'adapters/claude/settings.hooks.json',
+  codex: 'adapters/codex/hooks.json',
+  gemini: 'adapters/gemini/hooks.json',
 }
 
 /** The POSIX shell command a host's hooks file runs for `event`. */
@@ -145,10 +152,40 @@ export function hooksFiles() {
       ]),
     ),
   }
+  const codex = {
+    hooks: Object.fromEntries(
+      CODEX_EVENTS.map((e) => [
+        e,
+        [
+          {
+            ...(TOOL_EVENTS.has(e) ? { matcher: '*' } : {}),
+            hooks: [{ type: 'command', command: shellCommand('codex', e), timeout: TIMEOUT }],
+          },
+        ],
+      ]),
+    ),
+  }
+  const gemini = {
+    hooks: Object.fromEntries(
+      GEMINI_EVENTS.map((e) => [
+        e,
+        [
+          {
+            matcher: GEMINI_TOOL_EVENTS.has(e) ? '.*' : '',
+            hooks: [
+              { type: 'command', name: 'goal-system', command: shellCommand('gemini', e), timeout: TIMEOUT * 1000 },
+            ],
+          },
+        ],
+      ]),
+    ),
+  }
   return {
     [HOOKS_FILES['copilot-cli']]: copilot,
     [HOOKS_FILES.vscode]: vscode,
     [HOOKS_FILES.claude]: claude,
+    [HOOKS_FILES.codex]: codex,
+    [HOOKS_FILES.gemini]: gemini,
   }
 }
 

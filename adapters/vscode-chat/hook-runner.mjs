@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
-// Hook command for VS Code Copilot Chat, Claude Code (and Copilot CLI's Node
-// fallback): node hook-runner.mjs [vscode|claude|copilot-cli] [Event]
+// Hook command for VS Code Copilot Chat, Claude Code, Codex CLI, Gemini CLI (and
+// Copilot CLI's Node fallback): node hook-runner.mjs [vscode|claude|copilot-cli|codex|gemini] [Event]
 //
 // The host's JSON payload arrives on stdin; the answer, already in that host's
 // shape, leaves on stdout. Every rule lives in Rust (runHook); this file only
@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module'
 import { readSync, writeSync } from 'node:fs'
 
-const HOSTS = new Set(['vscode', 'claude', 'copilot-cli'])
+const HOSTS = new Set(['vscode', 'claude', 'copilot-cli', 'codex', 'gemini'])
 const ALLOW = '{}'
 
 /** First argument names the host (default vscode); a bare event name is accepted too. */

@@ -198,6 +198,11 @@ fn budget_form(rest: &str) -> Option<Intent> {
 /// them: the plugin's namespaced skill and the user-level skill.
 const SKILLS: [&str; 2] = ["/goal-system:goal", "/goal-system"];
 
+/// Command names typed as a plain prompt, which a host hands over raw: Codex
+/// CLI's TUI refuses an unknown slash command, so there the goal system's
+/// commands start with `$goal-system` (Codex's own mention sign).
+const RAW_COMMANDS: [&str; 1] = ["$goal-system"];
+
 /// How a command reached the prompt hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -264,6 +269,7 @@ pub fn parse_prompt(prompt: &str) -> Intent {
     // user skill (`/goal-system`) as typed, when a host hands them over raw.
     let command = SKILLS
         .iter()
+        .chain(RAW_COMMANDS.iter())
         .copied()
         .find(|c| {
             lower

@@ -128,13 +128,16 @@ pub fn authorize(role: Role, op: Operation) -> Result<()> {
 
 /// Environment variables that the agent hosts set in the shell their agent runs
 /// commands in. A `goal-system` command that sees one runs with the agent's rights.
-pub const AGENT_SHELL_MARKERS: [&str; 6] = [
+pub const AGENT_SHELL_MARKERS: [&str; 8] = [
     "CLAUDECODE",
     "CLAUDE_CODE_ENTRYPOINT",
     "COPILOT_CLI",
     "COPILOT_AGENT_SESSION_ID",
     "GITHUB_COPILOT_CLI",
     "VSCODE_COPILOT_AGENT",
+    // Codex CLI's shell tool (0.169.0; its hooks get neither).
+    "CODEX_TOOL_CALL_ID",
+    "CODEX_THREAD_ID",
 ];
 
 /// The role of the `goal-system` command: the user only in an interactive

@@ -325,7 +325,7 @@ fn runs_host(prog_words: &[String]) -> bool {
 
 /// Where the hosts keep their record of the conversation, and the hook and
 /// extension configuration that decides who runs as the host.
-const HOST_PLACES: [(&str, &str); 9] = [
+const HOST_PLACES: [(&str, &str); 14] = [
     (".claude/projects/", "Claude Code's transcripts"),
     ("events.jsonl", "Copilot CLI's session record"),
     (".copilot/hooks", "Copilot CLI's hooks"),
@@ -335,6 +335,11 @@ const HOST_PLACES: [(&str, &str); 9] = [
     (".claude/settings", "Claude Code's settings and hooks"),
     (".claude/commands/goal.md", "the /goal command file"),
     ("extension_bootstrap", "Copilot CLI's extension loader"),
+    (".codex/sessions/", "Codex CLI's rollouts"),
+    (".codex/hooks.json", "Codex CLI's hooks"),
+    (".codex/config.toml", "Codex CLI's configuration and hooks"),
+    (".gemini/tmp/", "Gemini CLI's transcripts"),
+    (".gemini/settings.json", "Gemini CLI's settings and hooks"),
 ];
 
 fn host_place(text: &str) -> Option<&'static str> {

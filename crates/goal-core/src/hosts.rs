@@ -124,6 +124,8 @@ pub fn host_name(host: Host) -> &'static str {
         Host::CopilotSdk => "copilot-sdk",
         Host::VsCode => "vscode",
         Host::Claude => "claude",
+        Host::Codex => "codex",
+        Host::Gemini => "gemini",
     }
 }
 

@@ -447,6 +447,18 @@ impl Spelling {
         open: "/goal",
         control: "/goal-system:goal",
     };
+    /// Codex CLI: its TUI keeps `/goal` for its own goal and refuses unknown
+    /// slash commands, so the goal system's commands are a prompt that starts
+    /// with `$goal-system` (reaching the prompt hook as typed).
+    pub const CODEX: Spelling = Spelling {
+        open: "$goal-system",
+        control: "$goal-system",
+    };
+    /// Gemini CLI: no `/goal` of its own; `/goal …` reaches the prompt hook as typed.
+    pub const GEMINI: Spelling = Spelling {
+        open: "/goal",
+        control: "/goal",
+    };
 
     /// `/goal-system pause`.
     pub fn cmd(self, word: &str) -> String {

@@ -35,16 +35,18 @@ pub use memory::memory_tool_definitions;
 pub use typescript::typescript;
 
 /// Host names `runHook` accepts (each parses to a host; a test holds it).
-pub const HOST_NAMES: [&str; 5] = [
+pub const HOST_NAMES: [&str; 7] = [
     "copilot-cli",
     "copilot-sdk",
     "vscode",
     "claude",
     "claude-code",
+    "codex",
+    "gemini",
 ];
 
 /// Event names the hosts send (each parses to a known event; a test holds it).
-pub const EVENT_NAMES: [&str; 20] = [
+pub const EVENT_NAMES: [&str; 25] = [
     "sessionStart",
     "userPromptSubmitted",
     "preToolUse",
@@ -65,6 +67,12 @@ pub const EVENT_NAMES: [&str; 20] = [
     "SubagentStop",
     "Stop",
     "SessionEnd",
+    // Gemini CLI's own names.
+    "BeforeAgent",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "AfterAgent",
 ];
 
 /// schemars names integer widths as `format` (`uint64`, `int32`, ...), which

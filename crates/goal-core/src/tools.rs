@@ -51,6 +51,13 @@ pub fn is_completion_claim(name: &str) -> bool {
     )
 }
 
+/// Codex CLI's own goal tool marking its goal complete (`update_goal` with
+/// `status: "complete"`): the model's claim, which Codex checks by nothing.
+pub fn is_host_goal_completion(name: &str, args: &Value) -> bool {
+    name.trim().eq_ignore_ascii_case("update_goal")
+        && args.get("status").and_then(Value::as_str) == Some("complete")
+}
+
 /// Bare tool name: the part after an MCP-style prefix, lowercased, with
 /// separators dropped so `replace_string_in_file`, `replaceStringInFile` and
 /// `mcp__x__Replace-String-In-File` compare equal.
@@ -108,6 +115,12 @@ const META: &[&str] = &[
     // VS Code
     "managetodolist",
     "updateplan",
+    // Gemini CLI
+    "writetodos",
+    // Codex CLI's own goal (its `update_goal` complete is a claim: see `is_host_goal_completion`)
+    "getgoal",
+    "creategoal",
+    "updategoal",
 ];
 /// Tools that read, search or list.
 const INSPECTION: &[&str] = &[
@@ -138,6 +151,10 @@ const INSPECTION: &[&str] = &[
     "testfailure",
     "getterminaloutput",
     "githubrepo",
+    // Gemini CLI
+    "readmanyfiles",
+    "searchfilecontent",
+    "googlewebsearch",
 ];
 /// Tools that change files.
 const CHANGE: &[&str] = &[
@@ -163,6 +180,8 @@ const CHANGE: &[&str] = &[
     "renamefile",
     "move",
     "movefile",
+    // Gemini CLI's edit tool
+    "replace",
 ];
 /// Editors whose `command` argument says whether they view or change.
 const EDITORS: &[&str] = &["strreplaceeditor", "strreplacebasededittool"];
@@ -187,6 +206,8 @@ const SHELLS: &[&str] = &[
     "terminal",
     "exec",
     "writebash",
+    // Gemini CLI
+    "runshellcommand",
 ];
 
 /// Is this a shell tool (its command says what it does)?

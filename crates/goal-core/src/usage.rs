@@ -162,10 +162,63 @@ pub fn copilot_total(store: &crate::store::Store, session_id: &str) -> Option<So
     })
 }
 
+/// How much of the end of Codex CLI's rollout is read for its running total.
+const CODEX_TAIL: u64 = 256 * 1024;
+
+/// Codex CLI's running token total for a session: the last `token_count`
+/// event of its rollout (`info.total_token_usage.total_tokens`), read from
+/// the rollout's end.
+pub fn codex_total(rollout: &std::path::Path, session_id: &str) -> Option<Source> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(rollout).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(CODEX_TAIL)))
+        .ok()?;
+    let mut bytes = Vec::new();
+    file.take(CODEX_TAIL).read_to_end(&mut bytes).ok()?;
+    let total = bytes.split(|b| *b == b'\n').rev().find_map(|line| {
+        if !line.windows(11).any(|w| w == b"token_count") {
+            return None;
+        }
+        let v: Value = serde_json::from_slice(line).ok()?;
+        v.pointer("/payload/info/total_token_usage/total_tokens")?
+            .as_u64()
+    })?;
+    Some(Source::RunningTotal {
+        key: format!("codex:{session_id}"),
+        total,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn codexs_total_is_its_last_token_count() {
+        let dir = crate::testing::TempDir::new("codex-usage");
+        let count = |n: u64| {
+            format!(
+                "{}\n",
+                serde_json::json!({"type": "event_msg", "payload": {"type": "token_count",
+                    "info": {"total_token_usage": {"total_tokens": n}, "last_token_usage": {"total_tokens": 110}}}})
+            )
+        };
+        let path = dir.write(
+            "rollout-1-s.jsonl",
+            &format!(
+                "{}{}{{\"type\":\"event_msg\",\"payload\":{{\"type\":\"task_complete\"}}}}\n",
+                count(220),
+                count(330)
+            ),
+        );
+        let Some(Source::RunningTotal { key, total }) = codex_total(&path, "s") else {
+            panic!("no total")
+        };
+        assert_eq!((key.as_str(), total), ("codex:s", 330));
+        assert!(codex_total(&dir.write("rollout-2-s.jsonl", "{}\n"), "s").is_none());
+    }
 
     fn line(id: &str, input: u64, output: u64) -> String {
         format!(

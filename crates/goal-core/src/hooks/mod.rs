@@ -8,6 +8,7 @@
 //! the fault log.
 
 mod autopilot;
+mod codex_goal;
 mod compact;
 mod memory;
 mod prompt;
@@ -236,6 +237,14 @@ pub fn decide(
     };
     let (refused, settle_warnings) = provenance::settle(store, &caller.session_id, wait);
     note_warnings(settle_warnings);
+    // Codex CLI's own `/goal`, typed in its TUI, is the user's objective too.
+    let adopted = match host {
+        Host::Codex => codex_goal::adopt(store, &caller, &payload).unwrap_or_else(|e| {
+            note_warnings(vec![format!("Codex's goal not adopted: {e}")]);
+            None
+        }),
+        _ => None,
+    };
     let result = match event {
         // A prompt may carry the user's voice: the only hook path with the
         // user's rights, once the host is known to have delivered it.
@@ -267,6 +276,12 @@ pub fn decide(
         store.record_fault("store", warning);
     }
     let (mut decision, note) = result?;
+    if let Some(text) = adopted {
+        decision.context = Some(match decision.context.take() {
+            Some(ctx) => format!("{text}\n{ctx}"),
+            None => text,
+        });
+    }
     if let Some(refused) = refused {
         decision.system_message = Some(match decision.system_message.take() {
             Some(msg) => format!("{refused}\n{msg}"),
@@ -324,6 +339,8 @@ impl Delivery<'_> {
             (Host::Claude, Route::Plugin) => Spelling::CLAUDE_PLUGIN,
             (Host::CopilotCli | Host::CopilotSdk, Route::User) => Spelling::COPILOT,
             (Host::CopilotCli | Host::CopilotSdk, Route::Plugin) => Spelling::COPILOT_PLUGIN,
+            (Host::Codex, _) => Spelling::CODEX,
+            (Host::Gemini, _) => Spelling::GEMINI,
             _ => Spelling::GOAL,
         }
     }
@@ -347,7 +364,12 @@ impl Delivery<'_> {
                         .join("events.jsonl"),
                 )
             }
-            Host::VsCode => None,
+            Host::Codex => provenance::codex::rollout(
+                &payload.transcript_path,
+                &payload.session_id,
+                &provenance::codex::codex_dirs(),
+            ),
+            Host::VsCode | Host::Gemini => None,
         }
     }
 }
@@ -388,6 +410,12 @@ fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::u
         Host::CopilotCli | Host::CopilotSdk => {
             crate::usage::copilot_total(store, &payload.session_id)
         }
+        Host::Codex => provenance::codex::rollout(
+            &payload.transcript_path,
+            &payload.session_id,
+            &provenance::codex::codex_dirs(),
+        )
+        .and_then(|rollout| crate::usage::codex_total(&rollout, &payload.session_id)),
         _ => None,
     }
 }

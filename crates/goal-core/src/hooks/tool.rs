@@ -57,6 +57,16 @@ pub(super) fn on_pre_tool(
             }
             continue;
         }
+        if tools::is_host_goal_completion(&call.name, &call.args) {
+            // Codex CLI's own goal claimed complete: the same gate, named as Codex's tool.
+            if let Some(mut d) = on_completion_claim(store, caller, &goal)? {
+                d.deny = d
+                    .deny
+                    .map(|r| r.replace("task_complete", "update_goal with status \"complete\""));
+                return Ok((d, None));
+            }
+            continue;
+        }
         if matches!(kind, ToolKind::Goal | ToolKind::Meta) {
             continue;
         }

@@ -19,10 +19,14 @@
 //!   and the user is told.
 //! - VS Code Copilot Chat: no signal could be checked in the real host; the
 //!   payload is taken as it comes (the README says so).
+//! - Codex CLI: as Claude Code, its rollout decides (`codex`).
+//! - Gemini CLI: as Copilot CLI, the process chain decides at once (`gemini`).
 //!
 //! Everywhere: a host that runs inside another host's shell (the agent
 //! running the host itself) does not speak for the user.
 
+pub mod codex;
+pub mod gemini;
 pub mod process;
 pub mod records;
 
@@ -134,6 +138,24 @@ impl Origin {
                 p(5, 1, 5, "zsh", &["zsh"]),
             ],
             Host::VsCode => vec![hook],
+            // Codex CLI starts a hook leading its own session, right under itself.
+            Host::Codex => vec![
+                Proc { sid: 30, ..hook },
+                p(20, 10, 10, "codex", &["codex"]),
+                p(10, 5, 5, "zsh", &["zsh"]),
+            ],
+            // Gemini CLI (Node) as its own child, in its own session.
+            Host::Gemini => vec![
+                hook,
+                p(
+                    20,
+                    10,
+                    10,
+                    "node",
+                    &["node", "/o/@google/gemini-cli/bundle/gemini.js"],
+                ),
+                p(10, 5, 5, "zsh", &["zsh"]),
+            ],
         };
         Origin {
             chain: std::sync::OnceLock::from(chain),
@@ -226,6 +248,8 @@ pub fn voice(
             }
         }
         Host::VsCode => Voice::Unchecked,
+        Host::Codex => codex::voice(payload, origin, &codex::codex_dirs(), pinned),
+        Host::Gemini => gemini::voice(payload, origin),
     }
 }
 
@@ -386,6 +410,14 @@ fn look(path: &Path, pending: &PendingCommand) -> Said {
     }
     if let Some(timestamp) = pending.prompt_id.strip_prefix(records::COPILOT_ID) {
         return records::copilot_prompt(path, pending.offset, timestamp, &pending.fingerprint);
+    }
+    if codex::is_rollout(path) {
+        return codex::prompt(
+            path,
+            pending.offset,
+            &pending.prompt_id,
+            &pending.fingerprint,
+        );
     }
     records::claude_prompt(
         path,

@@ -21,7 +21,7 @@ pub fn end_of(path: &Path) -> u64 {
 }
 
 /// The complete lines of `path` from `offset`, and the offset after them.
-fn lines_from(path: &Path, offset: u64) -> Option<(Vec<Value>, u64)> {
+pub(crate) fn lines_from(path: &Path, offset: u64) -> Option<(Vec<Value>, u64)> {
     let mut file = File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
     // A file that shrank was rewritten: read it from its start.

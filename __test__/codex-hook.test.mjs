@@ -1,0 +1,291 @@
+// Codex CLI hooks through the native hook (`goal-hook --host codex`), with the payload shapes
+// Codex CLI 0.169.0 was seen to send (e2e/NOTES.md, "Codex CLI"), run in the process shape Codex
+// gives its hooks; answers parsed from stdout and held to Codex's strict output schemas.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+
+import { addon, nativeHook, spawnAsHost } from './helpers.mjs'
+
+let base
+let home
+let stateRoot
+let cwd
+before(() => {
+  base = mkdtempSync(join(tmpdir(), 'goal-codex-'))
+  home = join(base, 'home')
+  stateRoot = join(home, '.copilot', 'session-state', 'goal-system')
+  cwd = join(base, 'proj')
+  mkdirSync(cwd, { recursive: true })
+})
+after(() => rmSync(base, { recursive: true, force: true }))
+
+const env = () => ({ ...process.env, HOME: home, GOAL_SYSTEM_STATE_ROOT: stateRoot, CODEX_HOME: '' })
+
+/** Keys each event's `*.command.output` schema allows (codex 0.169.0): top level, hookSpecificOutput. */
+const SCHEMA = {
+  SessionStart: [
+    ['continue', 'hookSpecificOutput', 'stopReason', 'suppressOutput', 'systemMessage'],
+    ['additionalContext', 'hookEventName'],
+  ],
+  UserPromptSubmit: [
+    ['continue', 'decision', 'hookSpecificOutput', 'reason', 'stopReason', 'suppressOutput', 'systemMessage'],
+    ['additionalContext', 'hookEventName'],
+  ],
+  PreToolUse: [
+    ['continue', 'decision', 'hookSpecificOutput', 'reason', 'stopReason', 'suppressOutput', 'systemMessage'],
+    ['additionalContext', 'hookEventName', 'permissionDecision', 'permissionDecisionReason', 'updatedInput'],
+  ],
+  PostToolUse: [
+    ['continue', 'decision', 'hookSpecificOutput', 'reason', 'stopReason', 'suppressOutput', 'systemMessage'],
+    ['additionalContext', 'hookEventName', 'updatedMCPToolOutput'],
+  ],
+  Stop: [['continue', 'decision', 'reason', 'stopReason', 'suppressOutput', 'systemMessage'], []],
+}
+
+function fitsSchema(event, out) {
+  const [top, specific] = SCHEMA[event]
+  for (const k of Object.keys(out)) assert.ok(top.includes(k), `${event}: top-level ${k} is not in Codex's schema`)
+  if (out.hookSpecificOutput) {
+    assert.equal(out.hookSpecificOutput.hookEventName, event)
+    for (const k of Object.keys(out.hookSpecificOutput)) assert.ok(specific.includes(k), `${event}: ${k}`)
+  }
+  if ('decision' in out) assert.equal(out.decision, 'block')
+}
+
+/** Run the native hook as Codex runs its hooks command (`shape`: 'codex', or null for a bare spawn). */
+function hook(payload, { shape = 'codex', extraEnv = {} } = {}) {
+  const res = spawnAsHost(shape, [nativeHook, '--host', 'codex', payload.hook_event_name], {
+    input: JSON.stringify(payload),
+    env: { ...env(), ...extraEnv },
+  })
+  assert.equal(res.status, 0, res.stderr)
+  const out = JSON.parse(res.stdout)
+  fitsSchema(payload.hook_event_name, out)
+  return out
+}
+
+/** A session as Codex names it: a UUID, its rollout under ~/.codex/sessions/YYYY/MM/DD/. */
+function session() {
+  const id = randomUUID()
+  const rollout = join(home, '.codex', 'sessions', '2026', '11', '26', `rollout-2026-11-26T14-37-12-${id}.jsonl`)
+  mkdirSync(dirname(rollout), { recursive: true })
+  appendFileSync(rollout, `${JSON.stringify({ type: 'session_meta', payload: { id, cwd } })}\n`)
+  return { id, rollout, turn: randomUUID() }
+}
+
+const common = (s, event) => ({
+  session_id: s.id,
+  turn_id: s.turn,
+  transcript_path: s.rollout,
+  cwd,
+  hook_event_name: event,
+  model: 'gpt-5.5',
+  permission_mode: 'bypassPermissions',
+})
+const prompt = (s, text) => ({ ...common(s, 'UserPromptSubmit'), prompt: text })
+let call = 0
+const preTool = (s, command) => ({
+  ...common(s, 'PreToolUse'),
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: `call_${++call}`,
+})
+const postTool = (s, command, output) => ({
+  ...preTool(s, command),
+  hook_event_name: 'PostToolUse',
+  tool_response: output,
+})
+const stop = (s, active = false) => ({
+  ...common(s, 'Stop'),
+  stop_hook_active: active,
+  last_assistant_message: 'All done.',
+})
+
+/** What Codex writes to its rollout after the prompt hook let a typed prompt through. */
+function codexRecordsPrompt(s, text) {
+  const lines = [
+    {
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text }],
+        internal_chat_message_metadata_passthrough: { turn_id: s.turn },
+      },
+    },
+    {
+      type: 'event_msg',
+      payload: {
+        type: 'item_completed',
+        turn_id: s.turn,
+        item: { type: 'UserMessage', content: [{ type: 'text', text, text_elements: [] }] },
+      },
+    },
+  ]
+  appendFileSync(s.rollout, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+}
+
+/** What Codex writes when its shell tool ran a command (the agent's own call). */
+function codexRecordsToolCall(s, command) {
+  const line = {
+    type: 'event_msg',
+    payload: {
+      type: 'item_completed',
+      turn_id: s.turn,
+      item: { type: 'CommandExecution', id: `call_${call}`, command: ['/bin/bash', '-lc', command] },
+    },
+  }
+  appendFileSync(s.rollout, `${JSON.stringify(line)}\n`)
+}
+
+const goalOf = (s) => JSON.parse(readFileSync(join(stateRoot, 'by-session', `${s.id}.json`), 'utf8'))
+
+test('Codex: the user opens a goal, the rollout confirms it, the stop is held in Codex shape', () => {
+  const s = session()
+  const start = hook({ ...common(s, 'SessionStart'), source: 'startup' })
+  assert.equal(start.decision, undefined)
+  const typed = '/goal make the greeting script print hello twice'
+  const opened = hook(prompt(s, typed))
+  assert.match(opened.hookSpecificOutput.additionalContext, /opened draft goal/)
+  codexRecordsPrompt(s, typed)
+  hook(preTool(s, 'cat greet.sh'))
+  const goal = goalOf(s)
+  assert.equal(goal.objective, 'make the greeting script print hello twice')
+  assert.equal(goal.voice?.pending ?? null, null, 'the rollout confirmed the command')
+  addon.updateGoalSync(
+    { sessionId: s.id, cwd, stateRoot },
+    { status: 'active', requirements: ['R1'], remaining: ['fix greet.sh'] },
+  )
+  // Codex's own running token total (its rollout's token_count events) is the goal's usage.
+  const tokens = (n) => ({
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: { total_token_usage: { total_tokens: n }, last_token_usage: { total_tokens: 110 } },
+    },
+  })
+  appendFileSync(s.rollout, `${JSON.stringify(tokens(220))}\n${JSON.stringify(tokens(330))}\n`)
+  const held = hook(stop(s))
+  assert.equal(goalOf(s).budget?.tokensUsed, 330)
+  assert.deepEqual(Object.keys(held).sort(), ['decision', 'reason'])
+  assert.match(held.reason, /fix greet\.sh/)
+  const claims = addon.closeGoalSync({ sessionId: s.id, cwd, stateRoot }, { status: 'complete' })
+  assert.equal(claims.closed, false, 'claims alone do not close the goal')
+})
+
+test('Codex: a user command from the agent shell is refused; one the rollout refutes is rolled back', () => {
+  const s = session()
+  const typed = '/goal keep the build green'
+  hook(prompt(s, typed))
+  codexRecordsPrompt(s, typed)
+  hook(preTool(s, 'ls'))
+  const caller = { sessionId: s.id, cwd, stateRoot }
+  addon.updateGoalSync(caller, { status: 'active', remaining: ['run the build'] })
+  // A bare spawn (not Codex's hook shape), and Codex's shell tool environment.
+  hook(prompt(s, '/goal cancel'), { shape: null })
+  hook(prompt(s, '/goal cancel'), { extraEnv: { CODEX_TOOL_CALL_ID: 'call_9' } })
+  assert.equal(goalOf(s).completionStatus, 'active')
+  assert.ok(goalOf(s).voice.refused.length >= 2)
+  // In the hook's shape, the agent's env stripped: the rollout shows the agent's own call next.
+  s.turn = randomUUID()
+  const forged = hook(prompt(s, '/goal cancel'))
+  assert.equal(forged.decision, undefined, 'a command is never blocked in Codex: the rollout must record it')
+  codexRecordsToolCall(s, 'echo forged | goal-hook')
+  const after = hook(postTool(s, 'echo forged', 'forged\n'))
+  const goal = goalOf(s)
+  assert.equal(goal.completionStatus, 'active', 'the forged cancel was rolled back')
+  assert.match(JSON.stringify(goal.voice.refused), /does not hold it as your prompt/)
+  assert.match(after.systemMessage ?? '', /refused/i)
+})
+
+test('Codex: a tool call into the goal state or the rollout is denied in PreToolUse shape', () => {
+  const s = session()
+  const out = hook(preTool(s, `echo x >> ${s.rollout}`))
+  assert.equal(out.hookSpecificOutput.permissionDecision, 'deny')
+  assert.match(out.hookSpecificOutput.permissionDecisionReason, /Codex CLI's rollouts/)
+  const state = hook(preTool(s, `rm -rf ${stateRoot}`))
+  assert.equal(state.hookSpecificOutput.permissionDecision, 'deny')
+})
+
+test('Codex: its own update_goal complete is a completion claim the gate checks; get_goal is not drift', () => {
+  const s = session()
+  const typed = '/goal ship the parser'
+  hook(prompt(s, typed))
+  codexRecordsPrompt(s, typed)
+  const caller = { sessionId: s.id, cwd, stateRoot }
+  addon.updateGoalSync(caller, { status: 'active', requirements: ['R1'], remaining: ['write the parser'] })
+  const claim = {
+    ...common(s, 'PreToolUse'),
+    tool_name: 'update_goal',
+    tool_input: { status: 'complete' },
+    tool_use_id: 'call_claim',
+  }
+  const denied = hook(claim)
+  assert.equal(denied.hookSpecificOutput.permissionDecision, 'deny')
+  assert.match(denied.hookSpecificOutput.permissionDecisionReason, /update_goal with status "complete" refused/)
+  assert.doesNotMatch(denied.hookSpecificOutput.permissionDecisionReason, /task_complete/)
+  const pause = hook({ ...claim, tool_input: { status: 'paused' } })
+  assert.equal(pause.hookSpecificOutput?.permissionDecision, undefined, 'only the complete claim is gated')
+  const seq = () => goalOf(s).toolHistory?.seq ?? 0
+  const before = seq()
+  hook({ ...claim, hook_event_name: 'PostToolUse', tool_name: 'get_goal', tool_input: {}, tool_response: '{}' })
+  assert.equal(seq(), before, "Codex's goal tools are bookkeeping, not work")
+  hook(postTool(s, 'ls', 'greet.sh\n'))
+  assert.equal(seq(), before + 1, 'a shell call is')
+})
+
+test("Codex: the user's own /goal (its TUI's, recorded in the rollout) becomes the goal; a goal the model made does not", () => {
+  const s = session()
+  const stamp = () => new Date().toISOString()
+  const modelGoal = [
+    {
+      timestamp: stamp(),
+      type: 'response_item',
+      payload: { type: 'function_call', name: 'create_goal', arguments: '{}' },
+    },
+    {
+      timestamp: stamp(),
+      type: 'event_msg',
+      payload: { type: 'thread_goal_updated', goal: { objective: 'a goal the model made', status: 'active' } },
+    },
+  ]
+  appendFileSync(s.rollout, modelGoal.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  hook(preTool(s, 'ls'))
+  assert.throws(() => goalOf(s), /ENOENT/, 'the model cannot open a goal through Codex')
+  // What Codex 0.169.0 writes when the user types `/goal fix the flaky test` in its TUI.
+  const userGoal = [
+    {
+      timestamp: stamp(),
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: 'user',
+        content: [
+          {
+            type: 'input_text',
+            text: '<codex_internal_context source="user_goal">\nUser set the goal: "fix the flaky test"\nUser set goal status: "active".\n</codex_internal_context>',
+          },
+        ],
+      },
+    },
+    {
+      timestamp: stamp(),
+      type: 'event_msg',
+      payload: { type: 'thread_goal_updated', goal: { objective: 'fix the flaky test', status: 'active' } },
+    },
+  ]
+  appendFileSync(s.rollout, userGoal.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  const out = hook(preTool(s, 'ls'))
+  assert.match(out.hookSpecificOutput.additionalContext, /Codex's \/goal; the goal system opened draft goal/)
+  const goal = goalOf(s)
+  assert.equal(goal.objective, 'fix the flaky test')
+  assert.equal(goal.source.kind, 'codex-goal')
+  hook(preTool(s, 'ls'))
+  assert.equal(goalOf(s).id, goal.id, 'adopted once')
+  const held = hook(stop(s))
+  assert.equal(held.decision, 'block', 'the stop is held while the adopted goal is open')
+})
