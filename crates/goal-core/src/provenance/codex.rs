@@ -36,6 +36,12 @@ pub fn codex_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+const CODEX_RECORD: super::RecordNames = super::RecordNames {
+    host: "Codex",
+    record: "rollout",
+    id: "turn id",
+};
+
 /// Whether a UserPromptSubmit payload is the user's (see the module doc).
 /// `pinned`: the fingerprint of the rollout the session's goal was
 /// confirmed in, when it has one.
@@ -46,22 +52,8 @@ pub fn voice(payload: &Payload, origin: &Origin, dirs: &[PathBuf], pinned: &str)
     if std::env::var_os("CODEX_TOOL_CALL_ID").is_some() {
         return Voice::Refused("it runs in Codex's shell tool".into());
     }
-    let Some(record) = rollout(&payload.transcript_path, &payload.session_id, dirs) else {
-        return Voice::Refused(
-            "the payload names no rollout of this session where Codex keeps them".into(),
-        );
-    };
-    if !pinned.is_empty() && redact::fingerprint(&record.to_string_lossy()) != pinned {
-        return Voice::Refused("it names another rollout than this session's".into());
-    }
-    if payload.prompt_id.is_empty() {
-        return Voice::Refused("the payload carries no turn id".into());
-    }
-    Voice::Provisional {
-        offset: records::end_of(&record),
-        record,
-        prompt_id: payload.prompt_id.clone(),
-    }
+    let record = rollout(&payload.transcript_path, &payload.session_id, dirs);
+    super::awaits_record(record, payload, pinned, &CODEX_RECORD)
 }
 
 /// Why the chain is not Codex running a hook: the host must be `codex`, and
@@ -222,23 +214,12 @@ fn said(content: Option<&Value>, fingerprint: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provenance::process::p;
     use crate::testing::TempDir;
     use serde_json::json;
 
     fn fp(text: &str) -> String {
         redact::fingerprint(&records::normalize(text))
-    }
-
-    fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc {
-        Proc {
-            pid,
-            ppid,
-            sid,
-            exe: exe.into(),
-            path: format!("/usr/bin/{exe}"),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            named: None,
-        }
     }
 
     #[test]

@@ -90,18 +90,7 @@ fn is_gemini(p: &Proc) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc {
-        Proc {
-            pid,
-            ppid,
-            sid,
-            exe: exe.into(),
-            path: format!("/usr/bin/{exe}"),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            named: None,
-        }
-    }
+    use crate::provenance::process::p;
 
     fn gemini() -> Proc {
         p(

@@ -182,6 +182,51 @@ pub enum Voice {
     Unchecked,
 }
 
+/// What a host's record of the conversation is called, for a refusal.
+pub(crate) struct RecordNames {
+    pub host: &'static str,
+    pub record: &'static str,
+    pub id: &'static str,
+}
+
+const CLAUDE_RECORD: RecordNames = RecordNames {
+    host: "Claude Code",
+    record: "transcript",
+    id: "prompt id",
+};
+
+/// A prompt whose command waits for the host's record: refused when the
+/// payload names no record of this session where the host keeps them,
+/// another record than the one the goal was confirmed in (`pinned`), or no
+/// id to find the prompt by.
+pub(crate) fn awaits_record(
+    record: Option<PathBuf>,
+    payload: &Payload,
+    pinned: &str,
+    names: &RecordNames,
+) -> Voice {
+    let Some(record) = record else {
+        return Voice::Refused(format!(
+            "the payload names no {} of this session where {} keeps them",
+            names.record, names.host
+        ));
+    };
+    if !pinned.is_empty() && redact::fingerprint(&record.to_string_lossy()) != pinned {
+        return Voice::Refused(format!(
+            "it names another {} than this session's",
+            names.record
+        ));
+    }
+    if payload.prompt_id.is_empty() {
+        return Voice::Refused(format!("the payload carries no {}", names.id));
+    }
+    Voice::Provisional {
+        offset: records::end_of(&record),
+        record,
+        prompt_id: payload.prompt_id.clone(),
+    }
+}
+
 /// Who spoke in a prompt payload. `dirs`: Claude Code's folders; `pinned`:
 /// the fingerprint of the record the session's goal was confirmed in, when
 /// it has one (a command naming another record is not this session's user).
@@ -227,25 +272,9 @@ pub fn voice(
                     redact::truncate(&payload.source, 24)
                 ));
             }
-            let Some(record) =
-                records::claude_transcript(&payload.transcript_path, &payload.session_id, dirs)
-            else {
-                return Voice::Refused(
-                    "the payload names no transcript of this session where Claude Code keeps them"
-                        .into(),
-                );
-            };
-            if !pinned.is_empty() && redact::fingerprint(&record.to_string_lossy()) != pinned {
-                return Voice::Refused("it names another transcript than this session's".into());
-            }
-            if payload.prompt_id.is_empty() {
-                return Voice::Refused("the payload carries no prompt id".into());
-            }
-            Voice::Provisional {
-                offset: records::end_of(&record),
-                record,
-                prompt_id: payload.prompt_id.clone(),
-            }
+            let record =
+                records::claude_transcript(&payload.transcript_path, &payload.session_id, dirs);
+            awaits_record(record, payload, pinned, &CLAUDE_RECORD)
         }
         Host::VsCode => Voice::Unchecked,
         Host::Codex => codex::voice(payload, origin, &codex::codex_dirs(), pinned),

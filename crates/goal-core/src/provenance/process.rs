@@ -247,21 +247,23 @@ pub fn judge(chain: &[Proc], expected: HostProc) -> Ran {
     }
 }
 
+/// A process of a test's chain: `exe` installed in /usr/bin, named by nobody.
+#[cfg(test)]
+pub(crate) fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc {
+    Proc {
+        pid,
+        ppid,
+        sid,
+        exe: exe.into(),
+        path: format!("/usr/bin/{exe}"),
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        named: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc {
-        Proc {
-            pid,
-            ppid,
-            sid,
-            exe: exe.into(),
-            path: format!("/usr/bin/{exe}"),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            named: None,
-        }
-    }
 
     const CMD: &str = "GOAL_SYSTEM_HOOK=\"/x/goal-hook\" sh \"/x/hooks/goal-context.sh\" userPromptSubmitted || echo '{}'";
 
