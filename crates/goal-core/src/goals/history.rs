@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::budget::{account_in, audit_budget_limited, save_if, settle_budget};
+use super::{Accounted, Caller, UsageReport};
 use crate::clock;
 use crate::error::Result;
 use crate::evidence::{self, Context, Judged, Observed};
@@ -16,6 +18,7 @@ use crate::observe::{self, is_under, Diff, Limits, Scope, TreeState, Walked};
 use crate::outcome::Report;
 use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind};
 use crate::redact;
+use crate::store::Change;
 use crate::store::Store;
 use crate::tools;
 use crate::tools::ToolCall;
@@ -586,4 +589,68 @@ fn hash_value(hasher: &mut Sha256, value: &Value) {
             }
         }
     }
+}
+
+/// Record the main session's tool calls of one post-tool event in the open
+/// goal's history, in one locked read-modify-write, with what the host
+/// reported about them. Goal tools and host meta-tools are not recorded.
+/// Returns the store's warnings.
+pub fn record_tool_calls(
+    store: &Store,
+    caller: &Caller,
+    calls: &[ToolCall],
+    report: &Report,
+    source: &str,
+) -> Result<Vec<String>> {
+    let (_, warnings) = after_tool(
+        store,
+        caller,
+        calls,
+        report,
+        source,
+        &UsageReport::default(),
+    )?;
+    Ok(warnings)
+}
+
+/// A post-tool event in one locked read-modify-write: the host's usage
+/// accounted (as [`account_usage`]) and the calls recorded (as
+/// [`record_tool_calls`]). Nothing is written when neither changed the goal
+/// (a goal tool, no new tokens). Returns what accounting did and the store's
+/// warnings.
+pub fn after_tool(
+    store: &Store,
+    caller: &Caller,
+    calls: &[ToolCall],
+    report: &Report,
+    source: &str,
+    usage: &UsageReport,
+) -> Result<(Accounted, Vec<String>)> {
+    let now = clock::now_ms();
+    let (accounted, warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(Goal::is_open) else {
+                return Ok((Change::None, Accounted::default()));
+            };
+            let usage = account_in(&mut goal, caller, usage, now);
+            let mut recorded = false;
+            let mut tree = Tree::new(store, &goal);
+            for call in calls {
+                recorded |= record_tool(&mut goal, call, report, source, now, &mut tree);
+            }
+            tree.save(&mut goal)?;
+            if recorded {
+                settle_budget(&mut goal, now);
+            }
+            let changed = recorded || usage.as_ref().is_some_and(|u| u.changed);
+            Ok((
+                save_if(changed, &goal),
+                Accounted {
+                    goal: Some(goal),
+                    wrap_up: usage.and_then(|u| u.wrap_up),
+                },
+            ))
+        })?;
+    audit_budget_limited(store, &accounted);
+    Ok((accounted, warnings))
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::process::{self, HostProc, Proc, Ran};
 use super::records::{self, Said};
 use super::{Origin, Voice};
-use crate::hooks::Payload;
+use crate::hooks::protocol::Payload;
 use crate::redact;
 
 /// Codex's folders: `CODEX_HOME`, and `~/.codex`.

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::process::{Proc, Ran};
 use super::{Origin, Voice};
-use crate::hooks::Payload;
+use crate::hooks::protocol::Payload;
 
 /// Whether a BeforeAgent payload is the user's (see the module doc).
 pub fn voice(_payload: &Payload, origin: &Origin) -> Voice {

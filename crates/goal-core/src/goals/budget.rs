@@ -1,0 +1,170 @@
+//! Budgets: the wall time an active goal spends, the tokens the hosts'
+//! records report, and the stop a crossed budget makes.
+
+use super::*;
+
+/// Add the wall time since the active stretch began, and start a new stretch
+/// only while the goal is active: time waiting on the user never counts.
+/// Every write that may change the status calls it before and after.
+pub fn tick_time(goal: &mut Goal, now_ms: u64) {
+    let budget = &mut goal.budget;
+    if let Some(since) = budget.active_since_ms {
+        budget.time_used_ms += now_ms.saturating_sub(since);
+    }
+    let active = goal.closed_at.is_none() && goal.completion_status == Status::Active;
+    budget.active_since_ms = active.then_some(now_ms);
+}
+
+/// The budget crossed, if any: tokens first, then time.
+pub(super) fn crossed_budget(goal: &Goal) -> Option<String> {
+    let b = &goal.budget;
+    if let Some(limit) = b.token_budget.filter(|l| b.tokens_used >= *l) {
+        return Some(format!(
+            "token budget reached: {} of {limit} tokens",
+            b.tokens_used
+        ));
+    }
+    if let Some(limit) = b.time_budget_seconds.filter(|l| b.time_used_ms >= l * 1000) {
+        return Some(format!(
+            "time budget reached: {} of {limit} s",
+            b.time_used_ms / 1000
+        ));
+    }
+    None
+}
+
+/// Account time, then move a working goal past its budget to budget_limited.
+/// Returns true when it did so now.
+pub(super) fn settle_budget(goal: &mut Goal, now_ms: u64) -> bool {
+    tick_time(goal, now_ms);
+    if !goal.is_working() {
+        return false;
+    }
+    let Some(reason) = crossed_budget(goal) else {
+        return false;
+    };
+    goal.completion_status = Status::BudgetLimited;
+    goal.status_reason = Some(reason);
+    goal.stop_guard.blocked_stops = 0;
+    goal.budget.wrap_up_sent = false;
+    tick_time(goal, now_ms);
+    true
+}
+
+/// What a hook saw of the host's usage.
+#[derive(Debug, Clone, Default)]
+pub struct UsageReport {
+    /// Where the host records tokens, when the hook knows.
+    pub source: Option<crate::usage::Source>,
+    /// Model turns ended by this event (a stop is one).
+    pub turns: u64,
+    /// A user prompt: a source the goal has not met yet starts at its present
+    /// end instead of counting the session's earlier usage.
+    pub baseline: bool,
+}
+
+/// What accounting did.
+#[derive(Debug, Clone, Default)]
+pub struct Accounted {
+    /// The open goal after accounting.
+    pub goal: Option<Goal>,
+    /// Set once, on the first accounting after a budget was crossed: the
+    /// steer to wrap up. Later accountings leave it empty.
+    pub wrap_up: Option<String>,
+}
+
+/// Account the host's usage on the session's open goal in one locked
+/// read-modify-write: tokens not yet counted from the source, turns, wall
+/// time; crossing a budget moves a working goal to budget_limited in the same
+/// write. Usage after the limit still accrues.
+/// Write the goal only when the transition changed it.
+pub(super) fn save_if(changed: bool, goal: &Goal) -> Change {
+    if changed {
+        Change::Save(goal.clone())
+    } else {
+        Change::None
+    }
+}
+
+pub fn account_usage(store: &Store, caller: &Caller, report: &UsageReport) -> Result<Accounted> {
+    let now = clock::now_ms();
+    let (accounted, _warnings) =
+        store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+            let Some(mut goal) = current.filter(Goal::is_open) else {
+                return Ok((Change::None, Accounted::default()));
+            };
+            let Some(usage) = account_in(&mut goal, caller, report, now) else {
+                return Ok((Change::None, Accounted::default()));
+            };
+            Ok((
+                save_if(usage.changed, &goal),
+                Accounted {
+                    goal: Some(goal),
+                    wrap_up: usage.wrap_up,
+                },
+            ))
+        })?;
+    audit_budget_limited(store, &accounted);
+    Ok(accounted)
+}
+
+/// What accounting changed on a goal in memory.
+pub(super) struct Usage {
+    /// Worth a write: tokens, turns, sources or the status moved (time alone
+    /// is not: the stretch's start is kept, so it is saved with the next change).
+    pub(super) changed: bool,
+    /// The one steer after the budget was crossed.
+    pub(super) wrap_up: Option<String>,
+}
+
+/// Account `report` on an open goal in memory; `None` when the goal belongs
+/// to another directory (then it is left as it was).
+pub(super) fn account_in(
+    goal: &mut Goal,
+    caller: &Caller,
+    report: &UsageReport,
+    now: u64,
+) -> Option<Usage> {
+    if !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd) {
+        return None;
+    }
+    let before = (goal.budget.clone(), goal.completion_status);
+    if let Some(source) = &report.source {
+        let key = source.key();
+        if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
+            goal.budget.usage_sources.insert(key, source.baseline());
+        } else {
+            let mark = goal.budget.usage_sources.entry(key).or_default();
+            goal.budget.tokens_used += source.count(mark);
+        }
+    }
+    goal.budget.turns += report.turns;
+    settle_budget(goal, now);
+    let wrap_up = (goal.completion_status == Status::BudgetLimited && !goal.budget.wrap_up_sent)
+        .then(|| {
+            goal.budget.wrap_up_sent = true;
+            messages::budget_wrap_up(goal)
+        });
+    let mut compare = goal.budget.clone();
+    compare.time_used_ms = before.0.time_used_ms;
+    compare.active_since_ms = before.0.active_since_ms;
+    Some(Usage {
+        changed: compare != before.0 || goal.completion_status != before.1,
+        wrap_up,
+    })
+}
+
+/// The audit line of a budget crossed now.
+pub(super) fn audit_budget_limited(store: &Store, accounted: &Accounted) {
+    if let Some(goal) = accounted
+        .goal
+        .as_ref()
+        .filter(|_| accounted.wrap_up.is_some())
+    {
+        store.audit(
+            "budget-limited",
+            Some(goal),
+            goal.status_reason.as_deref().unwrap_or(""),
+        );
+    }
+}
