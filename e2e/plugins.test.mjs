@@ -16,7 +16,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { REPO_DIR, runClaude, runCopilot, makeTempDir } from './hosts.mjs'
+import { REPO_DIR, makeTempDir, resolveHost, runClaude, runCopilot } from './hosts.mjs'
 import { HOST_PACKAGES } from './install-hosts.mjs'
 import {
   OBJECTIVE,
