@@ -33,12 +33,14 @@ mod corpus;
 #[cfg(test)]
 mod echo_tests;
 mod engine;
+mod families;
 mod heuristics;
 mod kinds;
 mod locate;
 mod prechecks;
 #[cfg(test)]
 mod props;
+mod rule;
 mod rules;
 mod scan;
 #[cfg(test)]
