@@ -100,10 +100,14 @@ impl From<Outcome> for BoardResult {
 fn run(caller: &BoardCaller, request: &Value) -> std::result::Result<BoardResult, GoalError> {
     let store = crate::store::config_for(caller.state_root.clone()).map(Store::new)?;
     let scope = Scope::detect(&caller.cwd, caller.branch.as_deref())?;
-    let actor = goal_core::memory::board_actor(
-        // Any process can load the addon and claim to be the user.
-        caller.user == Some(true) && goal_core::authority::user_here(),
+    // The user's rights and a subagent's standing, by the one rule every addon entry point asks.
+    let role = goal_core::authority::claimed_role(
+        (caller.user == Some(true)).then_some("user"),
         caller.subagent == Some(true),
+    );
+    let actor = goal_core::memory::board_actor(
+        role == goal_core::authority::Role::User,
+        role == goal_core::authority::Role::Subagent,
         caller.agent_type.as_deref().unwrap_or(""),
     );
     let session = caller.session_id.as_deref().unwrap_or("");

@@ -353,31 +353,6 @@ mod tests {
     }
 
     #[test]
-    fn claude_code_2_1_197_writes_the_block_without_an_ending() {
-        let dir = TempDir::new("records-block-197");
-        let blocked = json!({"type": "system", "subtype": "informational", "level": "warning",
-            "content": "UserPromptSubmit operation blocked by hook:\n[goal-system] Goal cancelled. (ref n-42)\n\nOriginal prompt: /goal cancel",
-            "preventContinuation": true});
-        let path = write(&dir, &[blocked]);
-        assert_eq!(
-            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
-            Said::User
-        );
-        assert_eq!(
-            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-43"),
-            Said::NotYet
-        );
-        let other =
-            json!({"type": "system", "subtype": "informational", "content": "note (ref n-42)"});
-        let path = write(&dir, &[other]);
-        assert_eq!(
-            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
-            Said::NotYet,
-            "only the host's block record"
-        );
-    }
-
-    #[test]
     fn a_prompt_our_hook_blocked_is_known_by_the_nonce_in_its_reason() {
         let dir = TempDir::new("records-block");
         let blocked = json!({"type": "system", "subtype": "informational",
@@ -408,6 +383,26 @@ mod tests {
         assert_eq!(
             claude_prompt(&path, 0, "p9", &fp("/goal budget 1k"), "n-8"),
             Said::NotYet
+        );
+        let blocked_197 = json!({"type": "system", "subtype": "informational", "level": "warning",
+            "content": "UserPromptSubmit operation blocked by hook:\n[goal-system] Goal cancelled. (ref n-42)\n\nOriginal prompt: /goal cancel",
+            "preventContinuation": true});
+        let path = write(&dir, &[blocked_197]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
+            Said::User
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-43"),
+            Said::NotYet
+        );
+        let other =
+            json!({"type": "system", "subtype": "informational", "content": "note (ref n-42)"});
+        let path = write(&dir, &[other]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p9", &fp("/goal cancel"), "n-42"),
+            Said::NotYet,
+            "only the host's block record"
         );
     }
 
