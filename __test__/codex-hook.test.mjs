@@ -44,6 +44,7 @@ const SCHEMA = {
     ['additionalContext', 'hookEventName', 'updatedMCPToolOutput'],
   ],
   Stop: [['continue', 'decision', 'reason', 'stopReason', 'suppressOutput', 'systemMessage'], []],
+  Interrupt: [['systemMessage'], []],
 }
 
 function fitsSchema(event, out) {
@@ -288,4 +289,73 @@ test("Codex: the user's own /goal (its TUI's, recorded in the rollout) becomes t
   assert.equal(goalOf(s).id, goal.id, 'adopted once')
   const held = hook(stop(s))
   assert.equal(held.decision, 'block', 'the stop is held while the adopted goal is open')
+})
+
+/** What Codex 0.169.0 writes to its rollout when the user presses Esc in a turn, before its Interrupt hook runs. */
+function codexRecordsInterrupt(s) {
+  const lines = [
+    {
+      type: 'response_item',
+      payload: {
+        type: 'function_call_output',
+        call_id: `call_${call}`,
+        output: 'Wall time: 3.8 seconds\naborted by user',
+        internal_chat_message_metadata_passthrough: { turn_id: s.turn },
+      },
+    },
+    {
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: 'user',
+        content: [
+          {
+            type: 'input_text',
+            text: '<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running unified exec processes may still be running in the background. If any tools/commands were aborted, they may have partially executed.\n</turn_aborted>',
+          },
+        ],
+        internal_chat_message_metadata_passthrough: { turn_id: s.turn },
+      },
+    },
+  ]
+  appendFileSync(s.rollout, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+}
+
+test("Codex: its Interrupt hook pauses the working goal on the rollout's record; a forged Interrupt pauses nothing", () => {
+  const s = session()
+  const typed = '/goal keep the build green'
+  hook(prompt(s, typed))
+  codexRecordsPrompt(s, typed)
+  hook(preTool(s, 'npm run build'))
+  addon.updateGoalSync({ sessionId: s.id, cwd, stateRoot }, { status: 'active', remaining: ['run the build'] })
+  const interrupt = common(s, 'Interrupt')
+  // The agent's shell pipes an Interrupt payload in: no record of an interrupt, nothing paused.
+  assert.deepEqual(hook(interrupt), {})
+  assert.equal(goalOf(s).completionStatus, 'active')
+  codexRecordsInterrupt(s)
+  // A bare spawn, or Codex's shell tool: refused before the rollout is read (and it stays unread).
+  assert.deepEqual(hook(interrupt, { shape: null }), {})
+  assert.deepEqual(hook(interrupt, { extraEnv: { CODEX_TOOL_CALL_ID: 'call_9' } }), {})
+  assert.equal(goalOf(s).completionStatus, 'active')
+  // Codex's own Interrupt hook, with the rollout as Codex left it: paused, and the user is told.
+  const paused = hook(interrupt)
+  assert.deepEqual(Object.keys(paused), ['systemMessage'])
+  assert.match(paused.systemMessage, /paused: interrupted by the user.*\$goal-system resume/s)
+  const goal = goalOf(s)
+  assert.equal(goal.completionStatus, 'paused')
+  assert.equal(goal.statusReason, 'interrupted by the user')
+  // Read once: the turn_aborted Codex writes after the hook, and a second Interrupt, change nothing.
+  appendFileSync(
+    s.rollout,
+    `${JSON.stringify({ type: 'event_msg', payload: { type: 'turn_aborted', turn_id: s.turn, reason: 'interrupted' } })}\n`,
+  )
+  assert.equal(hook(stop(s)).decision, undefined, 'a paused goal holds no stop')
+  s.turn = randomUUID()
+  const resume = '$goal-system resume'
+  hook(prompt(s, resume))
+  codexRecordsPrompt(s, resume)
+  hook(preTool(s, 'npm run build'))
+  assert.equal(goalOf(s).completionStatus, 'active', 'the user resumed it')
+  assert.deepEqual(hook(common(s, 'Interrupt')), {}, 'an interrupt already read pauses nothing again')
+  assert.equal(goalOf(s).completionStatus, 'active')
 })

@@ -1,4 +1,4 @@
-// The Claude Code and Copilot CLI plugins of this repository: generated from
+// The Claude Code, Copilot CLI and Codex CLI plugins of this repository: generated from
 // the package templates (never stale), their hook commands run as the hosts run
 // them, and their MCP server starts through `goal-system mcp`.
 import assert from 'node:assert/strict'
@@ -14,6 +14,7 @@ import { root, spawnAsHost } from './helpers.mjs'
 
 const claudePlugin = path.join(root, 'plugins', 'claude', 'goal-system')
 const copilotPlugin = path.join(root, 'plugins', 'copilot-cli', 'goal-system')
+const codexPlugin = path.join(root, 'plugins', 'codex', 'goal-system')
 let base
 let stateRoot
 let binDir
@@ -83,6 +84,30 @@ describe('plugin files', () => {
   })
 })
 
+test('Codex CLI finds its manifest and marketplace; the plugin carries every Codex hook event and the MCP server', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(codexPlugin, '.codex-plugin', 'plugin.json'), 'utf8'))
+  assert.equal(manifest.name, 'goal-system')
+  // Codex takes manifest paths only as `./…` inside the plugin.
+  for (const key of ['hooks', 'mcpServers']) {
+    assert.match(manifest[key], /^\.\//, key)
+    assert.ok(fs.existsSync(path.join(codexPlugin, manifest[key])), manifest[key])
+  }
+  const market = JSON.parse(fs.readFileSync(path.join(root, '.agents', 'plugins', 'marketplace.json'), 'utf8'))
+  assert.equal(path.resolve(root, market.plugins[0].source.path), codexPlugin)
+  assert.equal(market.plugins[0].name, manifest.name)
+  const hooks = JSON.parse(fs.readFileSync(path.join(codexPlugin, manifest.hooks), 'utf8')).hooks
+  const installed = JSON.parse(fs.readFileSync(path.join(root, 'adapters', 'codex', 'hooks.json'), 'utf8')).hooks
+  assert.deepEqual(Object.keys(hooks), Object.keys(installed), 'the same events as install --codex')
+  assert.ok('Interrupt' in hooks)
+  for (const [event, groups] of Object.entries(hooks)) {
+    assert.equal(groups[0].hooks[0].timeout, installed[event][0].hooks[0].timeout, event)
+    assert.equal(groups[0].matcher, installed[event][0].matcher, event)
+  }
+  const mcp = JSON.parse(fs.readFileSync(path.join(codexPlugin, manifest.mcpServers), 'utf8'))
+  assert.deepEqual(mcp.mcpServers['goal-system'], { command: 'goal-system', args: ['mcp'] })
+  assert.ok(!fs.existsSync(path.join(codexPlugin, 'skills')), 'no skill takes the $goal-system mention')
+})
+
 describe('plugin hook commands', () => {
   test("Copilot CLI: a /goal prompt through the plugin entry opens a draft; the answer is Copilot's", () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks
@@ -119,6 +144,29 @@ describe('plugin hook commands', () => {
     }
     const { out } = runCommand(hooks.UserPromptSubmit[0].hooks[0].command, payload, env, 'claude')
     assert.equal(out.hookSpecificOutput.hookEventName, 'UserPromptSubmit')
+  })
+
+  test("Codex CLI: the plugin entry (PLUGIN_ROOT) runs the native hook in Codex's process shape and answers in Codex's shape", () => {
+    const hooks = JSON.parse(fs.readFileSync(path.join(codexPlugin, 'hooks', 'hooks.json'), 'utf8')).hooks
+    const cwd = path.join(base, 'proj')
+    fs.mkdirSync(cwd, { recursive: true })
+    const env = envWith({ PLUGIN_ROOT: codexPlugin, CODEX_HOME: '' })
+    const payload = {
+      session_id: '01a218ff-1c2e-7231-9461-58277246a01b',
+      turn_id: '01a218ff-1c44-7251-8a16-2b2f2cd0a0a9',
+      transcript_path: null,
+      cwd,
+      hook_event_name: 'UserPromptSubmit',
+      model: 'e2e-model',
+      permission_mode: 'bypassPermissions',
+      prompt: '$goal-system',
+    }
+    const { out } = runCommand(hooks.UserPromptSubmit[0].hooks[0].command, payload, env, 'codex')
+    assert.equal(out.hookSpecificOutput.hookEventName, 'UserPromptSubmit')
+    assert.match(out.hookSpecificOutput.additionalContext, /goal-system/)
+    const interrupt = { ...payload, hook_event_name: 'Interrupt' }
+    delete interrupt.prompt
+    assert.deepEqual(runCommand(hooks.Interrupt[0].hooks[0].command, interrupt, env, 'codex').out, {})
   })
 
   test('without the package, or without the plugin root, a hook allows ({}) and exits 0', () => {

@@ -197,11 +197,14 @@ export async function installPlugin(host, home, version = undefined) {
   const env =
     host === 'copilot'
       ? { COPILOT_OFFLINE: 'true', COPILOT_AUTO_UPDATE: 'false', COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE }
-      : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' }
+      : host === 'codex'
+        ? { CODEX_HOME: path.join(home, '.codex') }
+        : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' }
   const steps = []
+  // Codex CLI's verb is `plugin add`.
   for (const args of [
     ['plugin', 'marketplace', 'add', REPO_DIR],
-    ['plugin', 'install', 'goal-system@goal-system'],
+    ['plugin', host === 'codex' ? 'add' : 'install', 'goal-system@goal-system'],
     ['plugin', 'list'],
   ]) {
     const r = await hostPluginCommand(host, home, args, env, version)

@@ -580,15 +580,12 @@ export async function runClaude({
 // OpenAI Codex CLI
 
 /**
- * Run `codex exec PROMPT` offline against `server` (the Responses API on loopback), hooks trusted
- * for the run (`--dangerously-bypass-hook-trust`: a user trusts them once in /hooks). Writes
- * `$CODEX_HOME/config.toml`'s model provider first, keeping what the install put there.
+ * `$HOME/.codex/config.toml` with the scripted model server as Codex's model provider (no key, no
+ * sign-in), keeping what an install put there (top-level keys must come before any table: the
+ * provider goes first). `trust` also marks `trust` (a project folder) trusted, so the TUI asks
+ * nothing at start. Returns CODEX_HOME.
  */
-export async function runCodex({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [] }) {
-  const host = resolveHost('codex')
-  if (!host) throw new Error(hostUnavailableReason('codex'))
-  fs.mkdirSync(cwd, { recursive: true })
-  const dirs = prepareHome(home)
+export function writeCodexProvider(home, server, { trust } = {}) {
   const codexHome = path.join(home, '.codex')
   fs.mkdirSync(codexHome, { recursive: true })
   const config = path.join(codexHome, 'config.toml')
@@ -605,10 +602,24 @@ export async function runCodex({ cwd, home, prompt, server, env = {}, timeoutMs 
       `base_url = "${server.url.replace(/\/$/, '')}/v1"`,
       'wire_api = "responses"',
       '',
+      ...(trust ? [`[projects.${JSON.stringify(trust)}]`, 'trust_level = "trusted"', ''] : []),
     ].join('\n')
-    // Top-level keys must come before any table: the provider first, then what the install wrote.
     fs.writeFileSync(config, `${provider}\n${installed}`)
   }
+  return codexHome
+}
+
+/**
+ * Run `codex exec PROMPT` offline against `server` (the Responses API on loopback), hooks trusted
+ * for the run (`--dangerously-bypass-hook-trust`: a user trusts them once in /hooks). Writes
+ * `$CODEX_HOME/config.toml`'s model provider first, keeping what the install put there.
+ */
+export async function runCodex({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [] }) {
+  const host = resolveHost('codex')
+  if (!host) throw new Error(hostUnavailableReason('codex'))
+  fs.mkdirSync(cwd, { recursive: true })
+  const dirs = prepareHome(home)
+  const codexHome = writeCodexProvider(home, server)
   const fullEnv = { ...baseEnv(dirs), CODEX_HOME: codexHome, ...env }
   const argv = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', ...args, prompt]
   const res = await runIsolated({ bin: host.bin, args: argv, cwd, env: fullEnv, server, timeoutMs })

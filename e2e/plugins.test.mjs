@@ -1,9 +1,9 @@
 // The Goal System installed as a host PLUGIN (not by `goal-system install`), in the real Claude
-// Code and GitHub Copilot CLI, offline, against the scripted model server (see NOTES.md).
+// Code, GitHub Copilot CLI and OpenAI Codex CLI, offline, against the scripted model server (see NOTES.md).
 //
 // Each test starts from an empty temp HOME, installs the plugin the host's documented way from this
 // repository (`<host> plugin marketplace add <repo>` + `<host> plugin install
-// goal-system@goal-system`, run inside the loopback-only namespace), and puts the `goal-system`
+// goal-system@goal-system`, `codex plugin add …` in Codex, run inside the loopback-only namespace), and puts the `goal-system`
 // command on PATH the way `npm install -g` / `npm link` would (a bin folder with a symlink to
 // bin/goal-system.mjs): the plugins find the package through it. Then the core scenarios run
 // through the plugin's hooks and MCP server: `/goal X` opens a draft, a stop is blocked while the
@@ -16,7 +16,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { REPO_DIR, makeTempDir, resolveHost, runClaude, runCopilot } from './hosts.mjs'
+import { REPO_DIR, codexRollouts, makeTempDir, resolveHost, runClaude, runCodex, runCopilot } from './hosts.mjs'
 import { HOST_PACKAGES } from './install-hosts.mjs'
 import {
   OBJECTIVE,
@@ -358,6 +358,99 @@ describe('Goal System as a Copilot CLI plugin', { skip: skipReason('copilot') },
     const done = readGoal(ctx.home, r.sessionId)
     assert.equal(done.completionStatus, 'complete')
     assert.ok(done.closedAt)
+    assert.ok(done.toolHistory.verifications >= 1, JSON.stringify(done.toolHistory))
+    assert.equal(greetingOutput(cwd), 'hello\nhello\n')
+  })
+})
+
+describe('Goal System as a Codex CLI plugin', { skip: skipReason('codex') }, () => {
+  /** Codex offers an MCP server's tools in a namespace: server `goal-system` -> `mcp__goal_system__<tool>`. */
+  const T = (bare) => `mcp__goal_system__${bare}`
+  const goal =
+    (bare, fields = {}) =>
+    (req) => ({ toolCalls: [{ name: T(bare), args: { ...caller(req), ...fields } }] })
+  const shell = (cmd) => ({ toolCalls: [{ name: 'exec_command', args: { cmd } }] })
+
+  test('installed with codex plugin marketplace add + add: its hooks and MCP server run; /goal X opens a draft, the stop is held, a premature close is refused, the honest loop closes it complete', {
+    timeout: TEST_MS,
+  }, async (t) => {
+    let snapshot = null
+    let home = null
+    const script = [
+      () => {
+        snapshot = listGoals(home)
+        return { text: 'I will stop here.' }
+      },
+      goal('goal_system_close', { status: 'complete', reason: 'I believe it is done.' }),
+      shell('cat greet.sh'),
+      shell(FIX_GREETING),
+      shell(RUN_AND_TEST),
+      goal('goal_system_update', { status: 'active', ...honestEvidence() }),
+      goal('goal_system_close', { status: 'complete', reason: 'verified: sh greet.sh prints hello twice' }),
+      { text: 'greet.sh prints hello twice (verified).' },
+    ]
+    const ctx = await setupRun('plug-codex', script)
+    t.after(ctx.cleanup)
+    home = ctx.home
+    writeGreetingProject(ctx.cwd)
+    const steps = await installPlugin('codex', ctx.home)
+    assert.match(steps[0].stdout, /Added marketplace `goal-system`/)
+    assert.match(steps[1].stdout, /Added plugin `goal-system` from marketplace `goal-system`/)
+    assert.match(steps[2].stdout, /goal-system@goal-system\s+installed, enabled/)
+    assert.equal(fs.existsSync(path.join(ctx.home, '.codex', 'hooks.json')), false, 'no install --codex')
+
+    const r = await runCodex({
+      cwd: ctx.cwd,
+      home: ctx.home,
+      prompt: `/goal ${OBJECTIVE}`,
+      server: ctx.server,
+      timeoutMs: RUN_MS,
+      env: { PATH: goalSystemOnPath(ctx.root) },
+    })
+    const { server, cwd } = ctx
+    t.diagnostic(
+      `codex ${r.version}: exit ${r.code}, ${r.stoppedBy}, ${r.durationMs} ms, ${server.modelRequests().length} model requests`,
+    )
+    const dump = debugDump('plug-codex', server, `${r.stdout}\n--- stderr\n${r.stderr}`)
+    if (dump) t.diagnostic(`transcript: ${dump}`)
+    assert.equal(r.code, 0, explain(r, server))
+    assert.doesNotMatch(r.stderr, /hook returned invalid|failed to parse plugin hooks|clamping/)
+    const sid = codexRollouts(ctx.home)
+      .at(-1)
+      ?.file.match(/-([0-9a-f-]{36})\.jsonl$/)?.[1]
+    const reqs = server.modelRequests()
+
+    // The plugin's UserPromptSubmit hook opened the draft before the first model request.
+    assert.equal(snapshot?.length, 1, 'one goal persisted before the first model request')
+    assert.equal(snapshot[0].objective, OBJECTIVE)
+    assert.equal(snapshot[0].completionStatus, 'draft')
+    assert.equal(snapshot[0].sessionId, sid)
+    const g = readGoal(ctx.home, sid)
+    assert.ok(
+      messagesText(reqs[0].body).includes(`[goal-system] The user's explicit /goal opened draft goal ${g.id}`),
+      'open context reached the model',
+    )
+    assert.deepEqual(callerFromContext(reqs[0].body), { sessionId: sid, cwd })
+    // The plugin's MCP server: Codex started it and offered its tools.
+    const offered = toolNames(reqs[0].body)
+    for (const bare of GOAL_TOOLS) assert.ok(offered.includes(T(bare)), `${T(bare)} offered: ${offered.join(', ')}`)
+
+    // The plugin's Stop hook held the text-only stop.
+    assert.ok(
+      messagesText(reqs[1].body).includes(`${DIRECTIVE}: goal ${g.id} is still open`),
+      `directive reached the model:\n${messagesText(reqs[1].body).slice(-600)}`,
+    )
+    const [premature, cat, fix, run, update, close] = modelCalls(server)
+    assert.equal(premature.name, T('goal_system_close'))
+    assert.match(resultOf(server, premature)?.text ?? '', /refused/i)
+    assert.match(resultOf(server, cat).text, /echo hello/)
+    void fix
+    assert.match(resultOf(server, run).text, /hello\nhello\nok 1 - greet.sh prints hello twice/)
+    assert.doesNotMatch(resultOf(server, update)?.text || '', /error/i)
+    assert.match(resultOf(server, close)?.text ?? '', new RegExp(`${g.id} — complete`))
+    const done = readGoal(ctx.home, sid)
+    assert.equal(done.completionStatus, 'complete')
+    assert.equal(done.voice?.pending ?? null, null, "Codex's rollout confirmed the user's /goal")
     assert.ok(done.toolHistory.verifications >= 1, JSON.stringify(done.toolHistory))
     assert.equal(greetingOutput(cwd), 'hello\nhello\n')
   })

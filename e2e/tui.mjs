@@ -23,7 +23,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawn, spawnSync } from 'node:child_process'
 
-import { COPILOT_PKG_CACHE, DUMMY_API_KEY, E2E_DIR, hostUnavailableReason, prepareHome, resolveHost } from './hosts.mjs'
+import {
+  COPILOT_PKG_CACHE,
+  DUMMY_API_KEY,
+  E2E_DIR,
+  hostUnavailableReason,
+  prepareHome,
+  resolveHost,
+  writeCodexProvider,
+} from './hosts.mjs'
 import { mergeJsonFile } from './fixtures.mjs'
 
 const NETNS_RUN = path.join(E2E_DIR, 'netns-run.mjs')
@@ -59,6 +67,11 @@ export const SCREEN = {
     busy: /[◉●○◎] Working|^(?!.*Waiting for background shells).*esc esc interrupt/im,
     ready: /^\s*❯\s*$/m,
     interrupted: /Operation cancelled by user/,
+  },
+  codex: {
+    busy: /esc to interrupt/i,
+    ready: /^\s*›/m,
+    interrupted: /Conversation interrupted|interrupted/i,
   },
 }
 
@@ -107,8 +120,11 @@ export function tuiUnavailableReason(host, version) {
 }
 
 /** Files a first start would otherwise ask about (onboarding, API key, trust, theme). */
-export function prepareTuiHome(host, { home, cwd, version }) {
-  if (host === 'claude') {
+export function prepareTuiHome(host, { home, cwd, version, server }) {
+  if (host === 'codex') {
+    // The model provider (no sign-in) and the project trusted (no trust dialog).
+    writeCodexProvider(home, server, { trust: cwd })
+  } else if (host === 'claude') {
     const file = path.join(home, '.claude.json')
     let cur = {}
     try {
@@ -161,31 +177,35 @@ export function tuiEnv(host, { dirs, server, env = {} }) {
     no_proxy: '*',
   }
   const perHost =
-    host === 'claude'
-      ? {
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: DUMMY_API_KEY,
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-          DISABLE_TELEMETRY: '1',
-          DISABLE_ERROR_REPORTING: '1',
-          CLAUDE_CODE_TMPDIR: dirs.tmp,
-        }
-      : {
-          COPILOT_OFFLINE: 'true',
-          COPILOT_AUTO_UPDATE: 'false',
-          COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE,
-          COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
-          COPILOT_PROVIDER_API_KEY: DUMMY_API_KEY,
-          COPILOT_MODEL: 'gpt-4.1',
-          USE_TGREP: 'false',
-        }
+    host === 'codex'
+      ? { CODEX_HOME: path.join(dirs.home, '.codex') }
+      : host === 'claude'
+        ? {
+            ANTHROPIC_BASE_URL: server.url,
+            ANTHROPIC_API_KEY: DUMMY_API_KEY,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_AUTOUPDATER: '1',
+            DISABLE_TELEMETRY: '1',
+            DISABLE_ERROR_REPORTING: '1',
+            CLAUDE_CODE_TMPDIR: dirs.tmp,
+          }
+        : {
+            COPILOT_OFFLINE: 'true',
+            COPILOT_AUTO_UPDATE: 'false',
+            COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE,
+            COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+            COPILOT_PROVIDER_API_KEY: DUMMY_API_KEY,
+            COPILOT_MODEL: 'gpt-4.1',
+            USE_TGREP: 'false',
+          }
   return { ...base, ...perHost, ...env }
 }
 
 /** Default command-line arguments per host for an interactive session. */
 export function tuiArgs(host) {
   // Claude Code 2.1.330+ would start in auto mode, whose safety check cannot run offline.
+  // Codex: hooks run without the /hooks trust dialog for this run (a user trusts them once).
+  if (host === 'codex') return ['--dangerously-bypass-hook-trust']
   return host === 'claude'
     ? ['--permission-mode', 'default', '--allowedTools', 'Bash']
     : ['--allow-all', '--no-auto-update']
@@ -253,7 +273,7 @@ export async function startTui({
   fs.mkdirSync(root, { recursive: true })
   const dirs = prepareHome(home)
   if (host === 'copilot') fs.mkdirSync(COPILOT_PKG_CACHE, { recursive: true })
-  prepareTuiHome(host, { home, cwd, version: bin.version })
+  prepareTuiHome(host, { home, cwd, version: bin.version, server })
 
   const sock = path.join(root, 'tmux.sock')
   const conf = path.join(root, 'tmux.conf')

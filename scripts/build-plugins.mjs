@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes the host plugins (plugins/claude/goal-system, plugins/copilot-cli/goal-system)
-// from the package's own templates, so they never drift from `goal-system install`:
+// Writes the host plugins (plugins/claude/goal-system, plugins/copilot-cli/goal-system,
+// plugins/codex/goal-system) from the package's own templates, so they never drift from `goal-system install`:
 // the same hook events, the same /goal text. node scripts/build-plugins.mjs [--check]
 // (--check: exit 1 when a committed plugin file differs; the test suite runs it).
 //
@@ -111,12 +111,45 @@ function copilotPlugin() {
   }
 }
 
+// Codex CLI (0.169.0) reads `.codex-plugin/plugin.json`, whose `hooks` and `mcpServers` name the
+// plugin's files (paths start with `./`); it runs a plugin's hook commands with PLUGIN_ROOT set
+// to the installed copy. No skill: `$goal-system` is typed to the prompt hook, and a skill of that
+// name would take the mention. Its MCP server has install --codex's name, so the model sees the
+// same `mcp__goal_system__…` tools on either route.
+function codexPlugin() {
+  const events = Object.entries(JSON.parse(read('adapters/codex/hooks.json')).hooks)
+  const hooks = Object.fromEntries(
+    events.map(([event, groups]) => [
+      event,
+      groups.map((g) => ({
+        ...g,
+        hooks: g.hooks.map((h) => ({ ...h, command: hookCommand('PLUGIN_ROOT', 'codex', event) })),
+      })),
+    ]),
+  )
+  return {
+    '.codex-plugin/plugin.json': json({
+      name: meta.name,
+      version: meta.version,
+      description: meta.description,
+      keywords: meta.keywords,
+      hooks: './hooks/hooks.json',
+      mcpServers: './.mcp.json',
+      interface: { displayName: 'Goal System', developerName: 'Goal System', category: 'Productivity' },
+    }),
+    'hooks/hooks.json': json({ description: GENERATED, hooks }),
+    '.mcp.json': json({ mcpServers: { 'goal-system': { command: 'goal-system', args: ['mcp'] } } }),
+    'bin/goal-hook.sh': LAUNCHER,
+  }
+}
+
 /** Every generated file, by path from the repository root. */
 export function pluginFiles() {
   const files = {}
   for (const [dir, make] of [
     ['plugins/claude/goal-system', claudePlugin],
     ['plugins/copilot-cli/goal-system', copilotPlugin],
+    ['plugins/codex/goal-system', codexPlugin],
   ]) {
     for (const [rel, text] of Object.entries(make())) files[`${dir}/${rel}`] = text
   }
@@ -126,6 +159,18 @@ export function pluginFiles() {
     name: 'goal-system',
     owner,
     plugins: [entry('./plugins/claude/goal-system')],
+  })
+  // Codex CLI looks for `.agents/plugins/marketplace.json` before `.claude-plugin/marketplace.json`.
+  files['.agents/plugins/marketplace.json'] = json({
+    name: 'goal-system',
+    interface: { displayName: 'Goal System' },
+    plugins: [
+      {
+        name: 'goal-system',
+        source: { source: 'local', path: './plugins/codex/goal-system' },
+        policy: { installation: 'AVAILABLE' },
+      },
+    ],
   })
   files['.github/plugin/marketplace.json'] = json({
     name: 'goal-system',

@@ -84,8 +84,10 @@ const CHAT_EVENTS = [
 // a failed test run would never be recorded as failed.
 const CLAUDE_EVENTS = [...CHAT_EVENTS.slice(0, 4), 'PostToolUseFailure', ...CHAT_EVENTS.slice(4)]
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
-// Codex CLI 0.169.0: Claude Code's names, without PostToolUseFailure.
-const CODEX_EVENTS = CHAT_EVENTS
+// Codex CLI 0.169.0: Claude Code's names, without PostToolUseFailure, and its Interrupt (the user's
+// Esc), whose timeout it clamps to 3 s (with a warning at each start for a longer one).
+const CODEX_EVENTS = [...CHAT_EVENTS, 'Interrupt']
+const CODEX_TIMEOUT = { Interrupt: 3 }
 // Gemini CLI 0.61.0's own names; its timeout is in milliseconds, its tool matcher a regex.
 const GEMINI_EVENTS = ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'PreCompress', 'AfterAgent']
 const GEMINI_TOOL_EVENTS = new Set(['BeforeTool', 'AfterTool'])
@@ -159,7 +161,7 @@ export function hooksFiles() {
         [
           {
             ...(TOOL_EVENTS.has(e) ? { matcher: '*' } : {}),
-            hooks: [{ type: 'command', command: shellCommand('codex', e), timeout: TIMEOUT }],
+            hooks: [{ type: 'command', command: shellCommand('codex', e), timeout: CODEX_TIMEOUT[e] ?? TIMEOUT }],
           },
         ],
       ]),

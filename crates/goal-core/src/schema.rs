@@ -46,7 +46,7 @@ pub const HOST_NAMES: [&str; 7] = [
 ];
 
 /// Event names the hosts send (each parses to a known event; a test holds it).
-pub const EVENT_NAMES: [&str; 25] = [
+pub const EVENT_NAMES: [&str; 26] = [
     "sessionStart",
     "userPromptSubmitted",
     "preToolUse",
@@ -73,6 +73,8 @@ pub const EVENT_NAMES: [&str; 25] = [
     "AfterTool",
     "PreCompress",
     "AfterAgent",
+    // Codex CLI's own.
+    "Interrupt",
 ];
 
 /// schemars names integer widths as `format` (`uint64`, `int32`, ...), which

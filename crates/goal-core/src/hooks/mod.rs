@@ -220,6 +220,7 @@ pub fn decide(
                 | Event::Stop
                 | Event::UserPrompt
                 | Event::SessionStart
+                | Event::Interrupt
         )
     {
         // Subagent tool use never counts and is never the main session's
@@ -258,6 +259,9 @@ pub fn decide(
         Event::PreToolUse => tool::on_pre_tool(store, &caller, &payload),
         Event::PostToolUse => tool::on_post_tool(store, host, &caller, &payload),
         Event::Stop => stop::on_stop(store, &Delivery { host, origin }, &caller, &payload),
+        Event::Interrupt if host == Host::Codex => {
+            stop::on_interrupt(store, &Delivery { host, origin }, &caller, &payload)
+        }
         Event::PreCompact => compact::on_pre_compact(store, &caller, &payload),
         _ => Ok((Decision::default(), None)),
     };

@@ -65,6 +65,8 @@ pub enum Event {
     SubagentStop,
     Stop,
     SessionEnd,
+    /// Codex CLI's: the user interrupted the turn (Esc).
+    Interrupt,
     Other,
 }
 
@@ -90,6 +92,7 @@ impl Event {
             "subagentstop" => Event::SubagentStop,
             "agentstop" | "stop" | "afteragent" => Event::Stop,
             "sessionend" => Event::SessionEnd,
+            "interrupt" => Event::Interrupt,
             _ => Event::Other,
         }
     }
@@ -105,6 +108,7 @@ impl Event {
             Event::SubagentStop => "SubagentStop",
             Event::Stop => "Stop",
             Event::SessionEnd => "SessionEnd",
+            Event::Interrupt => "Interrupt",
             Event::Other => "Unknown",
         }
     }

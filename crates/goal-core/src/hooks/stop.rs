@@ -15,6 +15,40 @@ pub(super) fn released(goal: &Goal) -> Decision {
     }
 }
 
+/// Codex CLI's `Interrupt` (the user pressed Esc): the abort is read from the
+/// rollout as at a prompt (`goals::note_interrupt`), and pauses the working
+/// goal now. The rollout decides: Codex writes its `<turn_aborted>` marker
+/// for a user's interrupt only, before this hook runs, and a payload piped
+/// in from the agent's shell finds none past what was read (and is filtered
+/// first by `provenance::codex::not_a_hook`, leaving the record unread).
+pub(super) fn on_interrupt(
+    store: &Store,
+    delivery: &Delivery,
+    caller: &Caller,
+    payload: &Payload,
+) -> Result<(Decision, Option<String>)> {
+    let Some(record) = delivery.record(store, payload) else {
+        return Ok((Decision::default(), None));
+    };
+    if let Some(why) = crate::provenance::codex::not_a_hook(delivery.origin) {
+        return Ok((
+            Decision::default(),
+            Some(format!("interrupt not taken: {why}")),
+        ));
+    }
+    let Some(goal) = goals::note_interrupt(store, caller, &record, true)? else {
+        return Ok((Decision::default(), None));
+    };
+    let note = messages::paused_by_interrupt(&goal, delivery.spelling());
+    Ok((
+        Decision {
+            system_message: Some(note.clone()),
+            ..Decision::default()
+        },
+        Some(note),
+    ))
+}
+
 /// A stop in one write: the turn and usage accounted, then an interrupt
 /// pauses, a crossed budget steers once, or the loop guard holds the stop.
 pub(super) fn on_stop(

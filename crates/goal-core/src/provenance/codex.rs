@@ -46,14 +46,22 @@ const CODEX_RECORD: super::RecordNames = super::RecordNames {
 /// `pinned`: the fingerprint of the rollout the session's goal was
 /// confirmed in, when it has one.
 pub fn voice(payload: &Payload, origin: &Origin, dirs: &[PathBuf], pinned: &str) -> Voice {
-    if let Some(why) = shape_refusal(origin.chain()) {
+    if let Some(why) = not_a_hook(origin) {
         return Voice::Refused(why);
-    }
-    if std::env::var_os("CODEX_TOOL_CALL_ID").is_some() {
-        return Voice::Refused("it runs in Codex's shell tool".into());
     }
     let record = rollout(&payload.transcript_path, &payload.session_id, dirs);
     super::awaits_record(record, payload, pinned, &CODEX_RECORD)
+}
+
+/// Why this process is not Codex running a hook (the filters before the
+/// rollout: the process chain, then the shell tool's environment).
+pub fn not_a_hook(origin: &Origin) -> Option<String> {
+    if let Some(why) = shape_refusal(origin.chain()) {
+        return Some(why);
+    }
+    std::env::var_os("CODEX_TOOL_CALL_ID")
+        .is_some()
+        .then(|| "it runs in Codex's shell tool".into())
 }
 
 /// Why the chain is not Codex running a hook: the host must be `codex`, and

@@ -261,7 +261,10 @@ pub fn normalize(text: &str) -> String {
 
 /// An interrupt the host recorded past `offset`, and the offset after what
 /// was read. Claude Code: a user record `[Request interrupted by user…]`
-/// with `interruptedMessageId`; Copilot CLI: `abort` with reason `user_abort`.
+/// with `interruptedMessageId`; Copilot CLI: `abort` with reason `user_abort`;
+/// Codex CLI: its `<turn_aborted>` marker (a user message Codex writes for an
+/// interrupt only, before its Interrupt hook runs) or `turn_aborted` with
+/// reason `interrupted` (written once that hook has returned).
 pub fn interrupt(path: &Path, offset: u64) -> (bool, u64) {
     let Some((lines, end)) = lines_from(path, offset) else {
         return (false, offset);
@@ -279,10 +282,26 @@ pub fn interrupt(path: &Path, offset: u64) -> (bool, u64) {
                     .and_then(Value::as_str)
                     == Some("user_abort")
             }
+            "event_msg" | "response_item" => codex_interrupt(line.get("payload")),
             _ => false,
         }
     });
     (found, end)
+}
+
+/// Codex's record of an interrupted turn (see `interrupt`).
+fn codex_interrupt(payload: Option<&Value>) -> bool {
+    let Some(payload) = payload else { return false };
+    let field = |k: &str| payload.get(k).and_then(Value::as_str);
+    match field("type") {
+        Some("turn_aborted") => field("reason") == Some("interrupted"),
+        // Codex's content blocks are `input_text`.
+        Some("message") if field("role") == Some("user") => payload
+            .pointer("/content/0/text")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("<turn_aborted>")),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -470,6 +489,36 @@ mod tests {
             ],
         );
         assert!(interrupt(&path, 0).0);
+    }
+
+    /// Codex CLI 0.169.0's rollout around an Esc (seen in its TUI): the
+    /// marker before the Interrupt hook runs, `turn_aborted` after it.
+    #[test]
+    fn codexs_interrupted_turn_is_found_and_nothing_else_of_its_is() {
+        let dir = TempDir::new("records-codex-int");
+        let turn = json!({"turn_id": "t-1"});
+        let marker = json!({"timestamp": "2026-11-26T18:00:39.246Z", "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text",
+            "text": "<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>"}],
+            "internal_chat_message_metadata_passthrough": turn}});
+        let aborted = json!({"type": "event_msg", "payload": {"type": "turn_aborted",
+            "turn_id": "t-1", "reason": "interrupted", "duration_ms": 4097}});
+        let output = json!({"type": "response_item", "payload": {"type": "function_call_output",
+            "call_id": "c1", "output": "Wall time: 3.8 seconds\naborted by user"}});
+        for lines in [vec![output.clone(), marker], vec![aborted]] {
+            let path = write(&dir, &lines);
+            let (found, end) = interrupt(&path, 0);
+            assert!(found, "{lines:?}");
+            assert_eq!(interrupt(&path, end), (false, end), "read once");
+        }
+        // The agent's words (a tool output, an answer quoting the marker), a
+        // turn replaced rather than interrupted: not the user's interrupt.
+        let quoted = json!({"type": "response_item", "payload": {"type": "message",
+            "role": "assistant", "content": [{"type": "output_text", "text": "<turn_aborted>"}]}});
+        let replaced = json!({"type": "event_msg", "payload": {"type": "turn_aborted",
+            "turn_id": "t-1", "reason": "replaced"}});
+        let path = write(&dir, &[output, quoted, replaced]);
+        assert!(!interrupt(&path, 0).0);
     }
 
     #[test]

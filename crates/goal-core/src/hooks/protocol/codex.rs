@@ -51,7 +51,8 @@ pub(super) fn render(event: Event, decision: &Decision, out: &mut Map<String, Va
                 out.insert("reason".into(), json!(reason));
             }
         }
-        // PreCompact, SessionEnd and the rest take no decision.
+        // Interrupt takes only `systemMessage` (below); PreCompact,
+        // SessionEnd and the rest take no decision.
         _ => {}
     }
     if !specific.is_empty() {
@@ -151,6 +152,8 @@ mod tests {
                 ],
                 &[],
             ),
+            // `interrupt.command.output`: nothing but a message.
+            Event::Interrupt => (&["systemMessage"], &[]),
             _ => (
                 &["continue", "stopReason", "suppressOutput", "systemMessage"],
                 &[],
@@ -178,6 +181,7 @@ mod tests {
             Event::SubagentStop,
             Event::Stop,
             Event::SessionEnd,
+            Event::Interrupt,
         ] {
             let out = render_any(Host::Codex, event, full.clone(), None);
             let v: Value = serde_json::from_str(&out.stdout).unwrap();
