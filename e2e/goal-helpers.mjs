@@ -200,6 +200,7 @@ export async function installPlugin(host, home, version = undefined) {
       : host === 'codex'
         ? { CODEX_HOME: path.join(home, '.codex') }
         : { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' }
+  if (host === 'codex') fs.mkdirSync(env.CODEX_HOME, { recursive: true })
   const steps = []
   // Codex CLI's verb is `plugin add`.
   for (const args of [

@@ -317,6 +317,15 @@ export function messagesText(body) {
 /** Tool results in a request body, normalised across both wires: [{ id, text, isError }]. */
 export function toolResults(body) {
   const out = []
+  // The Responses API (Codex CLI): `function_call_output` items in `input`, by `call_id`.
+  if (body && Array.isArray(body.input)) {
+    for (const item of body.input) {
+      if (item?.type === 'function_call_output') {
+        const text = typeof item.output === 'string' ? item.output : contentText(item.output)
+        out.push({ id: item.call_id, text, isError: false })
+      }
+    }
+  }
   if (!body || !Array.isArray(body.messages)) return out
   for (const m of body.messages) {
     if (m.role === 'tool') {
