@@ -124,7 +124,13 @@ describe('Goal System in Codex CLI', { skip: skipReason('codex') }, () => {
     assert.equal(g?.completionStatus, 'complete', JSON.stringify(g?.statusReason ?? g))
     assert.ok(g.closedAt)
     assert.equal(g.voice?.pending ?? null, null, "Codex's rollout confirmed the user's /goal")
+    // The goal's tokens are Codex's own running total: a `token_count` of its real rollout.
+    const totals = codexRollouts(home)
+      .flatMap((f) => f.lines)
+      .map((l) => l?.payload?.type === 'token_count' && l.payload.info?.total_token_usage?.total_tokens)
+      .filter((n) => n > 0)
     assert.ok(g.budget?.tokensUsed > 0, `Codex's token count is the goal's usage: ${JSON.stringify(g.budget)}`)
+    assert.ok(totals.includes(g.budget.tokensUsed), `${g.budget.tokensUsed} is one of the rollout's totals ${totals}`)
   })
 
   test('a claims-only close is refused and the stop is held while the goal is open', {
