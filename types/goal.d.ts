@@ -224,7 +224,7 @@ export interface Goal {
 export type GoalToolName = "goal_system_open" | "goal_system_status" | "goal_system_update" | "goal_system_close"
 
 /** A hook event name as the hosts send it. */
-export type HookEvent = "sessionStart" | "userPromptSubmitted" | "preToolUse" | "postToolUse" | "postToolUseFailure" | "preCompact" | "subagentStart" | "subagentStop" | "agentStop" | "sessionEnd" | "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PreCompact" | "SubagentStart" | "SubagentStop" | "Stop" | "SessionEnd" | "BeforeAgent" | "BeforeTool" | "AfterTool" | "PreCompress" | "AfterAgent"
+export type HookEvent = "sessionStart" | "userPromptSubmitted" | "preToolUse" | "postToolUse" | "postToolUseFailure" | "preCompact" | "subagentStart" | "subagentStop" | "agentStop" | "sessionEnd" | "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PreCompact" | "SubagentStart" | "SubagentStop" | "Stop" | "SessionEnd" | "BeforeAgent" | "BeforeTool" | "AfterTool" | "PreCompress" | "AfterAgent" | "Interrupt"
 
 /** A host whose hook protocol `runHook` speaks. */
 export type Host = "copilot-cli" | "copilot-sdk" | "vscode" | "claude" | "claude-code" | "codex" | "gemini"
