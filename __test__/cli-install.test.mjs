@@ -847,7 +847,10 @@ describe('Codex CLI and Gemini CLI', () => {
       'SubagentStart',
       'SubagentStop',
       'Stop',
+      'Interrupt',
     ])
+    // Codex clamps an Interrupt hook's timeout to 3 s (and warns at each start for a longer one).
+    assert.equal(hooks.Interrupt[0].hooks[0].timeout, 3)
     assert.match(hooks.Stop[0].hooks[0].command, /goal-hook" --host codex Stop\)/)
     const before = snapshot(h.home)
     assert.equal(run(h, ['install', '--codex']).code, 0)

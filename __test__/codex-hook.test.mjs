@@ -359,3 +359,36 @@ test("Codex: its Interrupt hook pauses the working goal on the rollout's record;
   assert.deepEqual(hook(common(s, 'Interrupt')), {}, 'an interrupt already read pauses nothing again')
   assert.equal(goalOf(s).completionStatus, 'active')
 })
+
+test("Codex: the user's own /goal, adopted with no prompt hook, is paused by the first Interrupt", () => {
+  const s = session()
+  const stamp = () => new Date().toISOString()
+  const userGoal = [
+    {
+      timestamp: stamp(),
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: 'user',
+        content: [
+          {
+            type: 'input_text',
+            text: '<codex_internal_context source="user_goal">\nUser set the goal: "tidy the parser"\nUser set goal status: "active".\n</codex_internal_context>',
+          },
+        ],
+      },
+    },
+    {
+      timestamp: stamp(),
+      type: 'event_msg',
+      payload: { type: 'thread_goal_updated', goal: { objective: 'tidy the parser', status: 'active' } },
+    },
+  ]
+  appendFileSync(s.rollout, userGoal.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  hook(preTool(s, 'sleep 60'))
+  assert.equal(goalOf(s).source.kind, 'codex-goal')
+  codexRecordsInterrupt(s)
+  const paused = hook(common(s, 'Interrupt'))
+  assert.match(paused.systemMessage ?? '', /paused: interrupted by the user/)
+  assert.equal(goalOf(s).completionStatus, 'paused')
+})

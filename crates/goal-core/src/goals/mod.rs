@@ -14,7 +14,7 @@ use stop::pause;
 pub use stop::{
     note_user_prompt, stop, stop_attempt, Attempt, Stopped, MAX_BLOCKED_STOPS, MAX_STOPS_PER_PROMPT,
 };
-pub use voice::{attach_pending, note_interrupt};
+pub use voice::{attach_pending, note_interrupt, pin_record};
 
 use serde::Serialize;
 use serde_json::Value;

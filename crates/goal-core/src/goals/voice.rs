@@ -21,6 +21,21 @@ pub fn attach_pending(store: &Store, caller: &Caller, pending: PendingCommand) -
     Ok(())
 }
 
+/// Pin `record` as the session's record for a goal not yet reading one, from
+/// `offset` on (where the host recorded what opened the goal).
+pub fn pin_record(store: &Store, caller: &Caller, record: &Path, offset: u64) -> Result<()> {
+    let key = crate::redact::fingerprint(&record.to_string_lossy());
+    store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current.filter(|g| g.voice.record_key.is_empty()) else {
+            return Ok((Change::None, ()));
+        };
+        goal.voice.record_key = key.clone();
+        goal.voice.record_offset = offset.min(records::end_of(record));
+        Ok((Change::Save(goal), ()))
+    })?;
+    Ok(())
+}
+
 /// Read the host's record of the session (`record`) past where it was read
 /// last: an interrupt by the user pauses a working goal (seed 004: an
 /// interrupt pauses; only the user resumes). The goal keeps the first record

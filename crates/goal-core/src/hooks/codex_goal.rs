@@ -25,7 +25,7 @@ pub(super) fn adopt(store: &Store, caller: &Caller, payload: &Payload) -> Result
     let Some(rollout) = codex::rollout(&payload.transcript_path, &payload.session_id, &dirs) else {
         return Ok(None);
     };
-    let Some((objective, at)) = codex::user_goal(&rollout) else {
+    let Some((objective, at, after)) = codex::user_goal(&rollout) else {
         return Ok(None);
     };
     let prompt = format!("/goal {objective}");
@@ -47,6 +47,9 @@ pub(super) fn adopt(store: &Store, caller: &Caller, payload: &Payload) -> Result
         "sourceKind": "codex-goal",
     });
     let opened = goals::open(store, &caller.clone().with_role(Role::User), &req)?;
+    // No prompt hook saw this goal: it reads the user's interrupts from
+    // Codex's record of it on (an Esc in the goal's first turn included).
+    goals::pin_record(store, caller, &rollout, after)?;
     Ok(Some(format!(
         "[goal-system] The user set this objective with Codex's /goal; the goal system opened draft goal {} for it, and checks Codex's update_goal complete against its completion gate. Before substantive work: inspect the task, then call goal_system_update with status \"active\", requirements, scope, remaining and inspectionEvidence.\n{}",
         opened.goal.id,

@@ -155,32 +155,36 @@ pub fn prompt(path: &Path, offset: u64, turn_id: &str, fingerprint: &str) -> Sai
 /// How much of the end of the rollout is read for the user's own `/goal`.
 const GOAL_TAIL: u64 = 256 * 1024;
 
-/// The user's own Codex goal, newest in the rollout's end: its objective and
-/// when Codex recorded it. Codex writes a user `/goal X` typed in its TUI as a
-/// harness message `<codex_internal_context source="user_goal">User set the
-/// goal: …` followed by `thread_goal_updated` with the goal; a goal the model
-/// made with `create_goal` has no such message and is not the user's.
-pub fn user_goal(path: &Path) -> Option<(String, String)> {
+/// The user's own Codex goal, newest in the rollout's end: its objective, when
+/// Codex recorded it, and the rollout's offset right after that record (where
+/// a goal opened for it starts reading the user's interrupts). Codex writes a
+/// user `/goal X` typed in its TUI as a harness message
+/// `<codex_internal_context source="user_goal">User set the goal: …` followed
+/// by `thread_goal_updated` with the goal; a goal the model made with
+/// `create_goal` has no such message and is not the user's.
+pub fn user_goal(path: &Path) -> Option<(String, String, u64)> {
     use std::io::{Read, Seek, SeekFrom};
     // Every Codex hook asks: only the lines that can matter are parsed.
     let mut file = std::fs::File::open(path).ok()?;
-    file.seek(SeekFrom::Start(
-        records::end_of(path).saturating_sub(GOAL_TAIL),
-    ))
-    .ok()?;
+    let start = records::end_of(path).saturating_sub(GOAL_TAIL);
+    file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::new();
     file.take(GOAL_TAIL).read_to_end(&mut bytes).ok()?;
     let has = |line: &[u8], needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
     if !has(&bytes, b"thread_goal_updated") {
         return None;
     }
-    let lines = bytes
-        .split(|b| *b == b'\n')
-        .filter(|l| has(l, b"thread_goal_updated") || has(l, b"\"role\":\"user\""))
-        .filter_map(|l| serde_json::from_slice::<Value>(l).ok());
     let mut said_by_user = false;
     let mut found = None;
-    for line in lines {
+    let mut end = start;
+    for raw in bytes.split(|b| *b == b'\n') {
+        end += raw.len() as u64 + 1;
+        if !(has(raw, b"thread_goal_updated") || has(raw, b"\"role\":\"user\"")) {
+            continue;
+        }
+        let Ok(line) = serde_json::from_slice::<Value>(raw) else {
+            continue;
+        };
         let payload = line.get("payload").unwrap_or(&Value::Null);
         match payload.get("type").and_then(Value::as_str) {
             Some("message") if payload.get("role").and_then(Value::as_str) == Some("user") => {
@@ -197,7 +201,7 @@ pub fn user_goal(path: &Path) -> Option<(String, String)> {
                 let objective = goal.get("objective").and_then(Value::as_str).unwrap_or("");
                 if said_by_user && active && !objective.trim().is_empty() {
                     let at = line.get("timestamp").and_then(Value::as_str).unwrap_or("");
-                    found = Some((objective.trim().to_string(), at.to_string()));
+                    found = Some((objective.trim().to_string(), at.to_string(), end));
                 }
                 said_by_user = false;
             }
@@ -350,14 +354,13 @@ mod tests {
         );
         let path = dir.write("rollout-1-s.jsonl", &by_model);
         assert_eq!(user_goal(&path), None);
-        let path = dir.write(
-            "rollout-1-s.jsonl",
-            &format!(
-                "{}{}{by_model}",
-                set_by_user("first", "T1"),
-                set_by_user("second", "T2")
-            ),
+        let (first, second) = (set_by_user("first", "T1"), set_by_user("second", "T2"));
+        let path = dir.write("rollout-1-s.jsonl", &format!("{first}{second}{by_model}"));
+        let after = (first.len() + second.len()) as u64;
+        assert_eq!(
+            user_goal(&path),
+            Some(("second".into(), "T2".into(), after)),
+            "read from right after the user's goal"
         );
-        assert_eq!(user_goal(&path), Some(("second".into(), "T2".into())));
     }
 }
