@@ -1,4 +1,4 @@
-// Drive the hosts' INTERACTIVE TUIs (Claude Code, GitHub Copilot CLI) the way a person does, offline.
+// Drive the hosts' INTERACTIVE TUIs (Claude Code, GitHub Copilot CLI, OpenAI Codex CLI) the way a person does, offline.
 //
 // The `-p` runs of hosts.mjs do not show what a user sees or what the host does with a line typed at
 // its prompt (built-in slash commands, skills, interrupts). This driver runs the host in a tmux pane
@@ -49,7 +49,7 @@ process.on('exit', () => {
   }
 })
 
-/** Per-host screen markers (seen in Claude Code 2.1.197-2.1.332 and Copilot CLI 1.0.102). */
+/** Per-host screen markers (seen in Claude Code 2.1.197-2.1.332, Copilot CLI 1.0.102 and Codex CLI 0.169.0). */
 export const SCREEN = {
   claude: {
     // The spinner footer while a turn runs ("esc to interrupt"); absent when idle. A status
@@ -69,9 +69,10 @@ export const SCREEN = {
     interrupted: /Operation cancelled by user/,
   },
   codex: {
+    // `• Working (3s • esc to interrupt)` while a turn runs; the input line `› …` always shows.
     busy: /esc to interrupt/i,
     ready: /^\s*›/m,
-    interrupted: /Conversation interrupted|interrupted/i,
+    interrupted: /Conversation interrupted/,
   },
 }
 
@@ -238,7 +239,7 @@ function groupAlive(pgid) {
 /**
  * Start the interactive TUI of `host` in tmux inside the loopback-only namespace.
  * @param {object} o
- * @param {'claude'|'copilot'} o.host
+ * @param {'claude'|'copilot'|'codex'} o.host
  * @param {string} [o.version]     a cached version (default: the one hosts.mjs picks)
  * @param {string} o.root          a temp folder of the test (tmux socket, config, pane script)
  * @param {string} o.cwd           project folder (created if missing)
