@@ -375,6 +375,17 @@ describe('Goal System as a Gemini CLI extension', { skip: skipReason('gemini') }
   const mainTurns = (server) => server.modelRequests().filter((q) => /:streamGenerateContent/i.test(q.path))
   const lastContent = (req) => JSON.stringify(req.body?.contents?.at(-1) ?? '')
 
+  test('plugins/gemini/goal-system validates (gemini extensions validate)', { timeout: 60_000 }, async (t) => {
+    const root = makeTempDir('plug-gemini-validate')
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }))
+    const home = path.join(root, 'home')
+    fs.mkdirSync(home)
+    const r = await geminiCommand(home, ['extensions', 'validate', extension])
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`)
+    assert.match(`${r.stdout}\n${r.stderr}`, /has been successfully validated/)
+    assert.doesNotMatch(`${r.stdout}\n${r.stderr}`, /Warning|failed/i)
+  })
+
   for (const how of ['install', 'link']) {
     test(`gemini extensions ${how} ${how === 'install' ? '(a copy)' : '(the folder itself)'}: its hooks and MCP server run; /goal X opens a draft, the stop is held, a premature close is refused, the honest loop closes it complete`, {
       timeout: TEST_MS,
