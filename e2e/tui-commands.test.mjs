@@ -411,11 +411,12 @@ describe('README commands typed in the TUIs', { concurrency: CONCURRENCY }, () =
 
 // ---------------------------------------------------------------------------------------------
 // Gemini CLI 0.61.0: no built-in /goal. A typed `/goal …` is no command of its own, so the TUI
-// sends it to the model as typed and BeforeAgent sees it raw (while its MCP servers are still
-// loading, the TUI answers "Unknown command" instead and sends nothing: the test types after they
-// are loaded). A command the hook handles is not denied: the model gets the answer as context and
-// is asked once, and the stop after it is free. Esc cancels a turn ("Request cancelled."); no hook
-// runs on it and Gemini CLI records no interrupt the goal system reads, so the goal stays as it was.
+// sends it to the model as typed and BeforeAgent sees it raw (while an MCP server is still
+// starting, the TUI answers "Unknown command" instead and sends nothing; the goal-system server
+// is up well before the test types). A command the hook handles is not denied: the model gets
+// the answer as context and is asked once, and the stop after it is free. Esc cancels a turn
+// ("Request cancelled."); no hook runs on it and Gemini CLI records no interrupt the goal system
+// reads, so the goal stays as it was.
 
 describe('README commands typed in the Gemini CLI TUI', { concurrency: 1 }, () => {
   for (const route of geminiRoutes) {
@@ -471,8 +472,9 @@ describe('README commands typed in the Gemini CLI TUI', { concurrency: 1 }, () =
         `\n--- screen ---\n${tui.screen()}\n--- steps ---\n${steps
           .map((s) => `${s.name}: ${s.reqs.length} request(s)`)
           .join('\n')}\n--- goals ---\n${JSON.stringify(goalsOf(home).map(brief))}`
-      // The goal-system MCP server is loaded (the footer counts it): a slash line typed before
-      // would be "Unknown command" and never reach a hook.
+      // The footer lists the goal-system MCP server (it does so while the server still starts,
+      // too). A slash line typed while it starts is "Unknown command" and reaches no hook: the
+      // check of the history at the end tells that apart from a hook that missed the command.
       await tui.waitFor(/1 MCP server/, { timeoutMs: 30_000 })
 
       async function step(name, text, replies = []) {
