@@ -1,4 +1,4 @@
-// Drive the hosts' INTERACTIVE TUIs (Claude Code, GitHub Copilot CLI) the way a person does, offline.
+// Drive the hosts' INTERACTIVE TUIs (Claude Code, GitHub Copilot CLI, Gemini CLI) the way a person does, offline.
 //
 // The `-p` runs of hosts.mjs do not show what a user sees or what the host does with a line typed at
 // its prompt (built-in slash commands, skills, interrupts). This driver runs the host in a tmux pane
@@ -23,7 +23,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { spawn, spawnSync } from 'node:child_process'
 
-import { COPILOT_PKG_CACHE, DUMMY_API_KEY, E2E_DIR, hostUnavailableReason, prepareHome, resolveHost } from './hosts.mjs'
+import {
+  COPILOT_PKG_CACHE,
+  DUMMY_API_KEY,
+  E2E_DIR,
+  geminiOfflineSettings,
+  hostUnavailableReason,
+  prepareHome,
+  resolveHost,
+} from './hosts.mjs'
 import { mergeJsonFile } from './fixtures.mjs'
 
 const NETNS_RUN = path.join(E2E_DIR, 'netns-run.mjs')
@@ -59,6 +67,13 @@ export const SCREEN = {
     busy: /[◉●○◎] Working|^(?!.*Waiting for background shells).*esc esc interrupt/im,
     ready: /^\s*❯\s*$/m,
     interrupted: /Operation cancelled by user/,
+  },
+  gemini: {
+    // Gemini CLI 0.61.0: a turn shows a spinner line ending `(esc to cancel, 2s)`; idle, the
+    // input box holds its placeholder.
+    busy: /esc to cancel/i,
+    ready: /Type your message or @path\/to\/file/,
+    interrupted: /Request cancelled/i,
   },
 }
 
@@ -108,7 +123,9 @@ export function tuiUnavailableReason(host, version) {
 
 /** Files a first start would otherwise ask about (onboarding, API key, trust, theme). */
 export function prepareTuiHome(host, { home, cwd, version }) {
-  if (host === 'claude') {
+  if (host === 'gemini') {
+    geminiOfflineSettings(home)
+  } else if (host === 'claude') {
     const file = path.join(home, '.claude.json')
     let cur = {}
     try {
@@ -161,31 +178,38 @@ export function tuiEnv(host, { dirs, server, env = {} }) {
     no_proxy: '*',
   }
   const perHost =
-    host === 'claude'
+    host === 'gemini'
       ? {
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: DUMMY_API_KEY,
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-          DISABLE_TELEMETRY: '1',
-          DISABLE_ERROR_REPORTING: '1',
-          CLAUDE_CODE_TMPDIR: dirs.tmp,
+          GEMINI_API_KEY: DUMMY_API_KEY,
+          GOOGLE_GEMINI_BASE_URL: server.url.replace(/\/$/, ''),
+          GEMINI_CLI_NO_RELAUNCH: 'true',
         }
-      : {
-          COPILOT_OFFLINE: 'true',
-          COPILOT_AUTO_UPDATE: 'false',
-          COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE,
-          COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
-          COPILOT_PROVIDER_API_KEY: DUMMY_API_KEY,
-          COPILOT_MODEL: 'gpt-4.1',
-          USE_TGREP: 'false',
-        }
+      : host === 'claude'
+        ? {
+            ANTHROPIC_BASE_URL: server.url,
+            ANTHROPIC_API_KEY: DUMMY_API_KEY,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_AUTOUPDATER: '1',
+            DISABLE_TELEMETRY: '1',
+            DISABLE_ERROR_REPORTING: '1',
+            CLAUDE_CODE_TMPDIR: dirs.tmp,
+          }
+        : {
+            COPILOT_OFFLINE: 'true',
+            COPILOT_AUTO_UPDATE: 'false',
+            COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE,
+            COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+            COPILOT_PROVIDER_API_KEY: DUMMY_API_KEY,
+            COPILOT_MODEL: 'gpt-4.1',
+            USE_TGREP: 'false',
+          }
   return { ...base, ...perHost, ...env }
 }
 
 /** Default command-line arguments per host for an interactive session. */
 export function tuiArgs(host) {
   // Claude Code 2.1.330+ would start in auto mode, whose safety check cannot run offline.
+  if (host === 'gemini') return ['--yolo', '-m', 'gemini-e2e']
   return host === 'claude'
     ? ['--permission-mode', 'default', '--allowedTools', 'Bash']
     : ['--allow-all', '--no-auto-update']
@@ -218,7 +242,7 @@ function groupAlive(pgid) {
 /**
  * Start the interactive TUI of `host` in tmux inside the loopback-only namespace.
  * @param {object} o
- * @param {'claude'|'copilot'} o.host
+ * @param {'claude'|'copilot'|'gemini'} o.host
  * @param {string} [o.version]     a cached version (default: the one hosts.mjs picks)
  * @param {string} o.root          a temp folder of the test (tmux socket, config, pane script)
  * @param {string} o.cwd           project folder (created if missing)
@@ -259,7 +283,8 @@ export async function startTui({
   const conf = path.join(root, 'tmux.conf')
   fs.writeFileSync(conf, 'set -g remain-on-exit on\nset -g history-limit 20000\nset -g status off\n')
   const hostEnv = tuiEnv(host, { dirs, server, env })
-  const argv = [bin.bin, ...(args || tuiArgs(host)), ...extraArgs]
+  // Gemini CLI is a Node bundle: node runs its script.
+  const argv = [...(host === 'gemini' ? [process.execPath] : []), bin.bin, ...(args || tuiArgs(host)), ...extraArgs]
   const paneScript = path.join(root, 'pane.sh')
   fs.writeFileSync(
     paneScript,
