@@ -258,7 +258,7 @@ impl<'h> HandAssignment<'h> {
 fn skip(bytes: &[u8], at: usize, set: &[u8]) -> usize {
     at + bytes[at.min(bytes.len())..]
         .iter()
-        .take_while(|b| set.contains(b))
+        .take_while(|&&b| set.iter().any(|&s| s == b))
         .count()
 }
 
@@ -321,7 +321,7 @@ fn read_value(hay: &str, from: usize) -> Option<((&'static str, Part<'_>), usize
 fn skip_until(bytes: &[u8], at: usize, set: &[u8]) -> usize {
     at + bytes[at.min(bytes.len())..]
         .iter()
-        .take_while(|b| !set.contains(b))
+        .take_while(|&&b| !set.iter().any(|&s| s == b))
         .count()
 }
 

@@ -33,7 +33,7 @@ pub(super) fn bearer_value_follows(text: &[u8], at: usize) -> bool {
             .count();
     text.get(from..from + BEARER_MIN_BYTES).is_some_and(|run| {
         run.iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b))
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'+' | b'/' | b'-'))
     })
 }
 
@@ -57,7 +57,7 @@ pub(super) fn header_value_follows(text: &[u8], at: usize) -> bool {
     }
     let value = quote(blanks(op + 1));
     text.get(value)
-        .is_some_and(|&b| !(b.is_ascii_whitespace() || b"\"'`,;\\()[]{}<>".contains(&b)))
+        .is_some_and(|&b| !(b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';' | b'\\' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>')))
 }
 
 /// How far before its name's ending a `--flag` may start.
@@ -167,10 +167,10 @@ pub(super) fn url_password_follows(text: &[u8], at: usize) -> bool {
     let colon = user
         + text[user.min(text.len())..]
             .iter()
-            .take_while(|&&b| !(b.is_ascii_whitespace() || b"/?#@:[]\"'<>\x0b".contains(&b)))
+            .take_while(|&&b| !(b.is_ascii_whitespace() || matches!(b, b'/' | b'?' | b'#' | b'@' | b':' | b'[' | b']' | b'"' | b'\'' | b'<' | b'>' | b'\x0b')))
             .count();
     text.get(colon) == Some(&b':')
         && text
             .get(colon + 1)
-            .is_some_and(|&b| !(b.is_ascii_whitespace() || b"?#@[]\"'<>\\\x0b".contains(&b)))
+            .is_some_and(|&b| !(b.is_ascii_whitespace() || matches!(b, b'?' | b'#' | b'@' | b'[' | b']' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'\x0b')))
 }

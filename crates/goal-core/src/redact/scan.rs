@@ -390,10 +390,19 @@ impl Triggers {
             // As an array, so that no index into it needs a bounds check.
             let chunk: &[u8; CHUNK + 3] =
                 bytes[at - 1..at + CHUNK + 2].try_into().expect("in bounds");
-            for (k, f) in flags.iter_mut().enumerate() {
+            let flag = |k: usize| {
                 let pair: [u8; 2] = chunk[k..k + 2].try_into().expect("2 bytes");
-                *f = pairs[usize::from(u16::from_le_bytes(pair))];
+                pairs[usize::from(u16::from_le_bytes(pair))]
+            };
+            // Eight at a time, so that the loop's own count is paid once
+            // per eight lookups.
+            for group in 0..CHUNK / 8 {
+                for k in group * 8..group * 8 + 8 {
+                    flags[k] = flag(k);
+                }
             }
+            flags[CHUNK] = flag(CHUNK);
+            flags[CHUNK + 1] = flag(CHUNK + 1);
             for group in 0..CHUNK / 8 {
                 let word = |offset: usize| {
                     let from = group * 8 + offset;
