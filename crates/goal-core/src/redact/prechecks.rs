@@ -115,8 +115,14 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
     let mut start = 0;
     while start <= CONTEXT_REACH && start + RUN <= text.len() {
         let last = start + RUN - 1;
-        if let Some(stop) = text[start..=last].iter().rposition(|b| !opaque(b)) {
-            start += stop + 1;
+        // From the end: the last byte that is not a value byte, if any.
+        let run: &[u8; RUN] = text[start..=last].try_into().expect("a run's bytes");
+        let mut stop = RUN;
+        while stop > 0 && OPAQUE_BYTE[usize::from(run[stop - 1])] {
+            stop -= 1;
+        }
+        if stop > 0 {
+            start += stop;
             continue;
         }
         let end = last
