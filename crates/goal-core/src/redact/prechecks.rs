@@ -32,8 +32,9 @@ pub(super) fn bearer_value_follows(text: &[u8], at: usize) -> bool {
             .take_while(|b| matches!(b, b' ' | b'\t'))
             .count();
     text.get(from..from + BEARER_MIN_BYTES).is_some_and(|run| {
-        run.iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'+' | b'/' | b'-'))
+        run.iter().all(|&b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'+' | b'/' | b'-')
+        })
     })
 }
 
@@ -56,8 +57,25 @@ pub(super) fn header_value_follows(text: &[u8], at: usize) -> bool {
         return false;
     }
     let value = quote(blanks(op + 1));
-    text.get(value)
-        .is_some_and(|&b| !(b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'`' | b',' | b';' | b'\\' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>')))
+    text.get(value).is_some_and(|&b| {
+        !(b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'"' | b'\''
+                    | b'`'
+                    | b','
+                    | b';'
+                    | b'\\'
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'<'
+                    | b'>'
+            ))
+    })
 }
 
 /// How far before its name's ending a `--flag` may start.
@@ -173,10 +191,30 @@ pub(super) fn url_password_follows(text: &[u8], at: usize) -> bool {
     let colon = user
         + text[user.min(text.len())..]
             .iter()
-            .take_while(|&&b| !(b.is_ascii_whitespace() || matches!(b, b'/' | b'?' | b'#' | b'@' | b':' | b'[' | b']' | b'"' | b'\'' | b'<' | b'>' | b'\x0b')))
+            .take_while(|&&b| {
+                !(b.is_ascii_whitespace()
+                    || matches!(
+                        b,
+                        b'/' | b'?'
+                            | b'#'
+                            | b'@'
+                            | b':'
+                            | b'['
+                            | b']'
+                            | b'"'
+                            | b'\''
+                            | b'<'
+                            | b'>'
+                            | b'\x0b'
+                    ))
+            })
             .count();
     text.get(colon) == Some(&b':')
-        && text
-            .get(colon + 1)
-            .is_some_and(|&b| !(b.is_ascii_whitespace() || matches!(b, b'?' | b'#' | b'@' | b'[' | b']' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'\x0b')))
+        && text.get(colon + 1).is_some_and(|&b| {
+            !(b.is_ascii_whitespace()
+                || matches!(
+                    b,
+                    b'?' | b'#' | b'@' | b'[' | b']' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'\x0b'
+                ))
+        })
 }

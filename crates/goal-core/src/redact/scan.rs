@@ -7,9 +7,12 @@
 //! bytes fall in (beside the bucket of the pair's own second byte). Common
 //! words start like a trigger and go on with a common letter (`tool`,
 //! `return`), where the trigger goes on with a rarer one (`token`,
-//! `refresh`): the buckets turn those away. Branch-free bit tests over
-//! eight positions at a time turn that into a mask of the few positions
-//! worth a closer look. There, the pair's third-byte set turns
+//! `refresh`): the buckets turn those away. The flags are laid out so that
+//! one AND of a position's pair with the next one (and of the pair before,
+//! for a word start) says whether a trigger may start there: eight
+//! positions at a time cost a few bit operations and one test, and the
+//! few positions worth a closer look are then taken in order. There, the
+//! pair's third-byte set turns
 //! most of them away with one test, and only the rest are compared with the
 //! literals that start with the pair, each literal once however many rules
 //! it triggers.
@@ -283,8 +286,7 @@ impl Triggers {
                 mark(&mut can, bytes[0], bytes[1], STARTS);
                 match bytes.get(2) {
                     Some(&third) => mark(&mut can, bytes[1], third, CONTINUES),
-                    None => (0..=u8::MAX)
-                        .for_each(|any| mark(&mut can, bytes[1], any, CONTINUES)),
+                    None => (0..=u8::MAX).for_each(|any| mark(&mut can, bytes[1], any, CONTINUES)),
                 }
                 anywhere[pair_index(bytes[0], bytes[1])] |= !word_start;
                 let slot = slot_index(bytes[0], bytes[1]);
