@@ -245,7 +245,10 @@ impl Engine {
     }
 
     /// Runs `rule` around its trigger at `at`; pushes the secret span of
-    /// the match found and moves `next_from` past it.
+    /// the match found and moves `next_from` past it. Out of line: the
+    /// scan's closer look, which calls it for a few of its positions, stays
+    /// small.
+    #[inline(never)]
     fn run_rule(
         &self,
         text: &str,
