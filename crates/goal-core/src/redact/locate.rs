@@ -209,10 +209,10 @@ pub(super) fn context(m: &str) -> Option<Located<'_>> {
             blanks_between(bytes, at, 0, &mut |at| {
                 let after_op = |at: usize| {
                     blanks_between(bytes, at, 0, &mut |at| {
-                        if matches!(bytes.get(at), Some(b'"' | b'\'' | b'`')) {
-                            if context_value(bytes, at + 1).is_some() {
-                                return Some(at + 1);
-                            }
+                        if matches!(bytes.get(at), Some(b'"' | b'\'' | b'`'))
+                            && context_value(bytes, at + 1).is_some()
+                        {
+                            return Some(at + 1);
                         }
                         context_value(bytes, at).map(|_| at)
                     })

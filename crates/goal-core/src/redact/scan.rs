@@ -398,9 +398,9 @@ impl Triggers {
             };
             // Eight at a time, so that the loop's own count is paid once
             // per eight lookups.
-            for group in 0..CHUNK / 8 {
-                for k in group * 8..group * 8 + 8 {
-                    flags[k] = flag(k);
+            for (group, eight) in flags[..CHUNK].chunks_exact_mut(8).enumerate() {
+                for (k, f) in eight.iter_mut().enumerate() {
+                    *f = flag(group * 8 + k);
                 }
             }
             flags[CHUNK] = flag(CHUNK);
