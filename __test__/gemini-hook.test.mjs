@@ -4,7 +4,8 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -98,4 +99,39 @@ test('Gemini: a shell call into the goal state is denied in BeforeTool shape', (
   const out = hook(beforeTool(s, `rm -rf ${stateRoot}`))
   assert.equal(out.decision, 'deny')
   assert.match(out.reason, /goal-system/)
+})
+
+/**
+ * A model answer as Gemini CLI 0.61.0 records it in its chat recording (`transcript_path`): its
+ * tokens are the answer's usageMetadata; the record is appended again, same id, with its tool calls.
+ */
+const answerRecord = (id, input, output, toolCalls) =>
+  `${JSON.stringify({
+    id,
+    timestamp: new Date().toISOString(),
+    type: 'gemini',
+    content: '',
+    thoughts: [],
+    tokens: { input, output, cached: 0, thoughts: 0, tool: 0, total: input + output },
+    model: 'gemini-e2e',
+    ...(toolCalls ? { toolCalls } : {}),
+  })}\n`
+
+test("Gemini: the goal's tokens are the chat recording's, each answer once, from the goal's prompt on", () => {
+  const s = randomUUID()
+  const chat = common(s, 'x').transcript_path
+  mkdirSync(dirname(chat), { recursive: true })
+  appendFileSync(chat, `${JSON.stringify({ sessionId: s, projectHash: 'h', kind: 'main' })}\n`)
+  appendFileSync(chat, answerRecord('before-goal', 900, 90)) // a turn before /goal: not the goal's
+  hook(beforeAgent(s, '/goal count the tokens'))
+  appendFileSync(chat, `${JSON.stringify({ id: 'u1', type: 'user', content: [{ text: '/goal count the tokens' }] })}\n`)
+  appendFileSync(chat, answerRecord('a1', 100, 11))
+  appendFileSync(chat, answerRecord('a1', 100, 11, [{ id: 'c1', name: 'run_shell_command', args: { command: 'ls' } }]))
+  hook(afterTool(s, 'ls', 'greet.sh'))
+  assert.equal(goalOf(s).budget.tokensUsed, 111, 'the answer that called the tool, once')
+  appendFileSync(chat, answerRecord('a2', 120, 7))
+  hook(afterAgent(s))
+  const goal = goalOf(s)
+  assert.equal(goal.budget.tokensUsed, 111 + 127)
+  assert.equal(goal.budget.turns, 1)
 })

@@ -1,4 +1,5 @@
-// The Claude Code, Copilot CLI and Codex CLI plugins of this repository: generated from
+// The Claude Code, Copilot CLI and Codex CLI plugins and the Gemini CLI extension of this repository:
+// generated from
 // the package templates (never stale), their hook commands run as the hosts run
 // them, and their MCP server starts through `goal-system mcp`.
 import assert from 'node:assert/strict'
@@ -15,6 +16,12 @@ import { root, spawnAsHost } from './helpers.mjs'
 const claudePlugin = path.join(root, 'plugins', 'claude', 'goal-system')
 const copilotPlugin = path.join(root, 'plugins', 'copilot-cli', 'goal-system')
 const codexPlugin = path.join(root, 'plugins', 'codex', 'goal-system')
+const geminiExtension = path.join(root, 'plugins', 'gemini', 'goal-system')
+/** A Gemini extension hook's command as Gemini CLI loads it: `${extensionPath}` replaced. */
+const geminiHook = (event) =>
+  JSON.parse(fs.readFileSync(path.join(geminiExtension, 'hooks', 'hooks.json'), 'utf8')).hooks[
+    event
+  ][0].hooks[0].command.replaceAll('${extensionPath}', geminiExtension)
 let base
 let stateRoot
 let binDir
@@ -43,8 +50,7 @@ const envWith = (extra = {}, { onPath = true } = {}) => {
   return env
 }
 
-/** Run a hook entry's command the way the host does (a shell), with a payload. */
-/** Run a plugin's hook command as `host` ('copilot' | 'claude') runs it. */
+/** Run a plugin's hook command as `host` ('copilot' | 'claude' | 'gemini') runs it. */
 function runCommand(command, payload, env, host = 'copilot') {
   const res = spawnAsHost(host, ['sh', '-c', command], { input: JSON.stringify(payload), env })
   assert.equal(res.status, 0, res.stderr)
@@ -81,6 +87,26 @@ describe('plugin files', () => {
       Object.keys(JSON.parse(fs.readFileSync(path.join(copilotPlugin, 'hooks.json'), 'utf8')).hooks),
       events,
     )
+  })
+
+  test("the Gemini CLI extension: manifest, the settings route's events and server name, no /goal command", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(geminiExtension, 'gemini-extension.json'), 'utf8'))
+    assert.equal(manifest.name, 'goal-system')
+    assert.equal(manifest.version, JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version)
+    // The same server name as install --gemini: the model sees mcp_goal-system_<tool> either way.
+    assert.deepEqual(manifest.mcpServers, { 'goal-system': { command: 'goal-system', args: ['mcp'] } })
+    const settings = JSON.parse(fs.readFileSync(path.join(root, 'adapters', 'gemini', 'hooks.json'), 'utf8')).hooks
+    const hooks = JSON.parse(fs.readFileSync(path.join(geminiExtension, 'hooks', 'hooks.json'), 'utf8')).hooks
+    assert.deepEqual(Object.keys(hooks), Object.keys(settings))
+    for (const [event, groups] of Object.entries(hooks)) {
+      assert.equal(groups[0].matcher, settings[event][0].matcher, event)
+      assert.match(
+        groups[0].hooks[0].command,
+        new RegExp(`\\$\\{extensionPath\\}/bin/goal-hook\\.sh.* gemini ${event};`),
+      )
+    }
+    // A custom command would be expanded before BeforeAgent sees the typed /goal.
+    assert.equal(fs.existsSync(path.join(geminiExtension, 'commands')), false)
   })
 })
 
@@ -167,6 +193,38 @@ describe('plugin hook commands', () => {
     const interrupt = { ...payload, hook_event_name: 'Interrupt' }
     delete interrupt.prompt
     assert.deepEqual(runCommand(hooks.Interrupt[0].hooks[0].command, interrupt, env, 'codex').out, {})
+  test("Gemini CLI: /goal X through the extension's BeforeAgent opens a draft; AfterAgent denies the stop", () => {
+    const cwd = path.join(base, 'proj')
+    fs.mkdirSync(cwd, { recursive: true })
+    const env = envWith()
+    const common = {
+      session_id: 'plug-gm',
+      transcript_path: path.join(base, '.gemini', 'tmp', 'proj', 'chats', 'session-plug-gm.jsonl'),
+      cwd,
+      timestamp: new Date().toISOString(),
+    }
+    const { out } = runCommand(
+      geminiHook('BeforeAgent'),
+      { ...common, hook_event_name: 'BeforeAgent', prompt: '/goal ship the extension' },
+      env,
+      'gemini',
+    )
+    assert.equal(out.hookSpecificOutput.hookEventName, 'BeforeAgent')
+    assert.match(out.hookSpecificOutput.additionalContext, /explicit \/goal opened draft goal/)
+    const stop = runCommand(
+      geminiHook('AfterAgent'),
+      {
+        ...common,
+        hook_event_name: 'AfterAgent',
+        prompt: '/goal ship the extension',
+        prompt_response: 'done',
+        stop_hook_active: false,
+      },
+      env,
+      'gemini',
+    )
+    assert.equal(stop.out.decision, 'deny')
+    assert.match(stop.out.reason, /\[goal-system\]/)
   })
 
   test('without the package, or without the plugin root, a hook allows ({}) and exits 0', () => {

@@ -24,6 +24,11 @@ const steps = [
   ],
   ['MCP round trip', process.execPath, [join(here, 'mcp.mjs')]],
   [
+    'Gemini CLI usage: its chat recording read at AfterTool, against an AfterModel hook per model call',
+    process.execPath,
+    [join(here, 'gemini.mjs')],
+  ],
+  [
     'Context board: what reading it adds to a hook',
     'cargo',
     ['run', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_board'],

@@ -138,6 +138,45 @@ describe('Goal System in Gemini CLI', { skip: skipReason('gemini') }, () => {
     assert.notEqual(readGoal(home, sid)?.completionStatus, 'complete')
   })
 
+  test("usage: the goal's tokens are what the model server reported for each main turn, read from Gemini CLI's chat recording", {
+    timeout: TEST_MS,
+  }, async (t) => {
+    // Each answer reports its own numbers, so a sum that counts one twice or misses one shows.
+    const withUsage = (reply, input, output) => (req) => ({
+      ...(typeof reply === 'function' ? reply(req) : reply),
+      usage: { input, output },
+    })
+    const script = [
+      withUsage(
+        goal('goal_system_update', { status: 'active', requirements: ['R1'], remaining: ['fix greet.sh'] }),
+        1201,
+        17,
+      ),
+      withUsage(shell('cat greet.sh'), 1302, 23),
+      withUsage(shell(FIX_GREETING), 1403, 29),
+      withUsage({ text: 'Stopping for now.' }, 1504, 31),
+      withUsage(goal('goal_system_close', { status: 'blocked', reason: 'e2e: the test ends here' }), 1605, 37),
+      withUsage({ text: 'Stopped as blocked.' }, 1706, 41),
+    ]
+    const { r, home, server, sid } = await geminiScenario(t, 'gemini-usage', script)
+    assert.equal(r.code, 0, explain(r, server))
+    const turns = server.modelRequests().filter((q) => /:streamGenerateContent/i.test(q.path))
+    const tokens = (q) => (q.reply?.usage ? q.reply.usage.input + q.reply.usage.output : 110)
+    // The goal counts while it is open: up to the answer that closes it (the core's one rule for
+    // every host; the close itself and what follows are the closed goal's no more).
+    const closing = turns.findIndex((q) => q.reply?.toolCalls?.some((c) => c.name.endsWith('goal_system_close')))
+    assert.ok(closing > 0, 'the model closed the goal')
+    const reported = turns.slice(0, closing).reduce((n, q) => n + tokens(q), 0)
+    const g = readGoal(home, sid)
+    t.diagnostic(
+      `${turns.length} main turns, ${reported} tokens reported while open; goal: ${JSON.stringify(g?.budget)}`,
+    )
+    assert.equal(g?.completionStatus, 'blocked')
+    assert.equal(closing, 4, 'update, cat, fix, the held stop, then the close')
+    assert.equal(g.budget.tokensUsed, reported, 'every answer while the goal was open counted once')
+    assert.equal(g.budget.turns, 1, 'the held stop')
+  })
+
   test("a forged user command from the agent's shell is refused by the process chain", {
     timeout: TEST_MS,
   }, async (t) => {

@@ -649,15 +649,10 @@ export function codexRollouts(home) {
 // Gemini CLI
 
 /**
- * Run `gemini --yolo -p PROMPT` offline against `server` (the Gemini API on loopback). Writes the
- * settings the offline run needs (API-key auth, no folder trust prompt, no usage statistics) into
- * `~/.gemini/settings.json`, keeping what the install put there.
+ * The settings an offline Gemini CLI run needs, merged into `~/.gemini/settings.json` (what an
+ * install put there is kept): API-key auth, no folder-trust prompt, no usage statistics.
  */
-export async function runGemini({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [] }) {
-  const host = resolveHost('gemini')
-  if (!host) throw new Error(hostUnavailableReason('gemini'))
-  fs.mkdirSync(cwd, { recursive: true })
-  const dirs = prepareHome(home)
+export function geminiOfflineSettings(home) {
   const settingsFile = path.join(home, '.gemini', 'settings.json')
   fs.mkdirSync(path.dirname(settingsFile), { recursive: true })
   let settings = {}
@@ -673,6 +668,18 @@ export async function runGemini({ cwd, home, prompt, server, env = {}, timeoutMs
   }
   settings.privacy = { usageStatisticsEnabled: false }
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2))
+}
+
+/**
+ * Run `gemini --yolo -p PROMPT` offline against `server` (the Gemini API on loopback), with the
+ * offline settings (`geminiOfflineSettings`).
+ */
+export async function runGemini({ cwd, home, prompt, server, env = {}, timeoutMs = 60_000, args = [] }) {
+  const host = resolveHost('gemini')
+  if (!host) throw new Error(hostUnavailableReason('gemini'))
+  fs.mkdirSync(cwd, { recursive: true })
+  const dirs = prepareHome(home)
+  geminiOfflineSettings(home)
   const fullEnv = {
     ...baseEnv(dirs),
     GEMINI_API_KEY: DUMMY_API_KEY,
@@ -683,4 +690,23 @@ export async function runGemini({ cwd, home, prompt, server, env = {}, timeoutMs
   const argv = [host.bin, '--yolo', '-m', 'gemini-e2e', ...args, '-p', prompt]
   const res = await runIsolated({ bin: process.execPath, args: argv, cwd, env: fullEnv, server, timeoutMs })
   return { ...res, host: 'gemini', version: host.version, home }
+}
+
+/**
+ * `gemini <args>` (e.g. `extensions install DIR --consent`) in the namespace with the run's HOME
+ * and the offline settings; returns the runIsolated result.
+ */
+export async function geminiCommand(home, args, { cwd = home, env = {} } = {}) {
+  const host = resolveHost('gemini')
+  if (!host) throw new Error(hostUnavailableReason('gemini'))
+  const dirs = prepareHome(home)
+  geminiOfflineSettings(home)
+  return runIsolated({
+    bin: process.execPath,
+    args: [host.bin, ...args],
+    cwd,
+    env: { ...baseEnv(dirs), GEMINI_CLI_NO_RELAUNCH: 'true', ...env },
+    server: null,
+    timeoutMs: 60_000,
+  })
 }

@@ -12,6 +12,8 @@
 // A script is an array of replies consumed in order, one per model request (see `consume`):
 //   { text: "..." }                                  plain text, end of turn
 //   { toolCalls: [{ name, args, id? }], text? }      tool call(s) (optional text before them)
+//   ... usage: { input, output }                     the tokens the answer reports (Gemini API;
+//                                                    100 in, 10 out when not given)
 //   { error: { status, message } }                   an HTTP error answer
 //   (request) => reply | undefined | Promise<...>    decide from the request; undefined = default
 // When the script runs out, every further request gets { text: defaultText } (end of turn).
@@ -399,6 +401,8 @@ function normalizeReply(r) {
   }))
   const out = { toolCalls }
   if (typeof r.text === 'string') out.text = r.text
+  // The usage the answer reports (Gemini API only): { input, output } tokens.
+  if (r.usage) out.usage = { input: r.usage.input ?? 0, output: r.usage.output ?? 0 }
   if (!toolCalls.length && out.text === undefined) out.text = DEFAULT_TEXT
   return out
 }
@@ -544,7 +548,13 @@ function geminiAnswer(res, reply, stream, delay) {
   for (const tc of reply.toolCalls) parts.push({ functionCall: { name: tc.name, args: tc.args } })
   const body = {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 10, totalTokenCount: 110 },
+    usageMetadata: reply.usage
+      ? {
+          promptTokenCount: reply.usage.input,
+          candidatesTokenCount: reply.usage.output,
+          totalTokenCount: reply.usage.input + reply.usage.output,
+        }
+      : { promptTokenCount: 100, candidatesTokenCount: 10, totalTokenCount: 110 },
   }
   if (!stream) return sendJson(res, 200, body)
   // The whole answer in one event: Gemini CLI 0.61.0 repeats later chunks in AfterAgent's prompt_response.

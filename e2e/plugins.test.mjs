@@ -1,5 +1,6 @@
 // The Goal System installed as a host PLUGIN (not by `goal-system install`), in the real Claude
-// Code, GitHub Copilot CLI and OpenAI Codex CLI, offline, against the scripted model server (see NOTES.md).
+// Code, GitHub Copilot CLI and OpenAI Codex CLI, and as a Gemini CLI extension (`gemini extensions
+// install DIR`), offline, against the scripted model server (see NOTES.md).
 //
 // Each test starts from an empty temp HOME, installs the plugin the host's documented way from this
 // repository (`<host> plugin marketplace add <repo>` + `<host> plugin install
@@ -16,7 +17,17 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { execFileSync } from 'node:child_process'
-import { REPO_DIR, codexRollouts, makeTempDir, resolveHost, runClaude, runCodex, runCopilot } from './hosts.mjs'
+import {
+  REPO_DIR,
+  codexRollouts,
+  geminiCommand,
+  makeTempDir,
+  resolveHost,
+  runClaude,
+  runCodex,
+  runCopilot,
+  runGemini,
+} from './hosts.mjs'
 import { HOST_PACKAGES } from './install-hosts.mjs'
 import {
   OBJECTIVE,
@@ -454,4 +465,105 @@ describe('Goal System as a Codex CLI plugin', { skip: skipReason('codex') }, () 
     assert.ok(done.toolHistory.verifications >= 1, JSON.stringify(done.toolHistory))
     assert.equal(greetingOutput(cwd), 'hello\nhello\n')
   })
+describe('Goal System as a Gemini CLI extension', { skip: skipReason('gemini') }, () => {
+  const extension = path.join(REPO_DIR, 'plugins', 'gemini', 'goal-system')
+  /** Gemini CLI offers an MCP tool as mcp_<server>_<tool>; the extension's server is `goal-system`. */
+  const T = (bare) => `mcp_goal-system_${bare}`
+  const goal =
+    (bare, fields = {}) =>
+    (req) => ({ toolCalls: [{ name: T(bare), args: { ...caller(req), ...fields } }] })
+  const shell = (command) => ({ toolCalls: [{ name: 'run_shell_command', args: { command, description: 'e2e' } }] })
+  const mainTurns = (server) => server.modelRequests().filter((q) => /:streamGenerateContent/i.test(q.path))
+  const lastContent = (req) => JSON.stringify(req.body?.contents?.at(-1) ?? '')
+
+  test('plugins/gemini/goal-system validates (gemini extensions validate)', { timeout: 60_000 }, async (t) => {
+    const root = makeTempDir('plug-gemini-validate')
+    t.after(() => fs.rmSync(root, { recursive: true, force: true }))
+    const home = path.join(root, 'home')
+    fs.mkdirSync(home)
+    const r = await geminiCommand(home, ['extensions', 'validate', extension])
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`)
+    assert.match(`${r.stdout}\n${r.stderr}`, /has been successfully validated/)
+    assert.doesNotMatch(`${r.stdout}\n${r.stderr}`, /Warning|failed/i)
+  })
+
+  for (const how of ['install', 'link']) {
+    test(`gemini extensions ${how} ${how === 'install' ? '(a copy)' : '(the folder itself)'}: its hooks and MCP server run; /goal X opens a draft, the stop is held, a premature close is refused, the honest loop closes it complete`, {
+      timeout: TEST_MS,
+    }, async (t) => {
+      let snapshot = null
+      let home = null
+      const script = [
+        () => {
+          snapshot = listGoals(home)
+          return { text: 'I will stop here.' }
+        },
+        goal('goal_system_close', { status: 'complete', reason: 'I believe it is done.' }),
+        shell('cat greet.sh'),
+        shell(FIX_GREETING),
+        shell(RUN_AND_TEST),
+        goal('goal_system_update', { status: 'active', ...honestEvidence() }),
+        goal('goal_system_close', { status: 'complete', reason: 'verified: sh greet.sh prints hello twice' }),
+        { text: 'Done: greet.sh prints hello twice.' },
+      ]
+      const ctx = await setupRun(`plug-gemini-${how}`, script, {
+        consume: (req) => /:streamGenerateContent/i.test(req.path),
+      })
+      t.after(ctx.cleanup)
+      home = ctx.home
+      writeGreetingProject(ctx.cwd)
+      // `link` asks nothing; `install` asks to trust the source folder unless folder trust is off
+      // (the offline settings turn it off), then for consent to its hooks and MCP server (--consent).
+      const step = await geminiCommand(ctx.home, ['extensions', how, extension, '--consent'])
+      assert.equal(step.code, 0, `${step.stdout}\n${step.stderr}`)
+      assert.match(`${step.stdout}\n${step.stderr}`, /Extension "goal-system" (installed|linked) successfully/)
+      const installed = path.join(ctx.home, '.gemini', 'extensions', 'goal-system')
+      assert.equal(
+        fs.existsSync(path.join(installed, 'hooks', 'hooks.json')),
+        how === 'install',
+        'install copies the extension; link records its source folder',
+      )
+      const settings = JSON.parse(fs.readFileSync(path.join(ctx.home, '.gemini', 'settings.json'), 'utf8'))
+      assert.equal(settings.hooks, undefined, 'nothing of goal-system install --gemini')
+      assert.equal(settings.mcpServers, undefined, 'nothing of goal-system install --gemini')
+
+      const r = await runGemini({
+        cwd: ctx.cwd,
+        home: ctx.home,
+        prompt: `/goal ${OBJECTIVE}`,
+        server: ctx.server,
+        timeoutMs: RUN_MS,
+        env: { PATH: goalSystemOnPath(ctx.root) },
+      })
+      const { server, cwd } = ctx
+      t.diagnostic(
+        `gemini ${r.version}: exit ${r.code}, ${r.stoppedBy}, ${r.durationMs} ms, ${server.modelRequests().length} model requests`,
+      )
+      const dump = debugDump(`plug-gemini-${how}`, server, `${r.stdout}\n--- stderr\n${r.stderr}`)
+      if (dump) t.diagnostic(`transcript: ${dump}`)
+      assert.equal(r.code, 0, explain(r, server))
+      const reqs = mainTurns(server)
+
+      // The extension's BeforeAgent hook opened the draft before the first model request.
+      assert.equal(snapshot?.length, 1, 'one goal persisted before the first model request')
+      assert.equal(snapshot[0].objective, OBJECTIVE)
+      assert.equal(snapshot[0].completionStatus, 'draft')
+      const g = readGoal(ctx.home, snapshot[0].sessionId)
+      assert.match(messagesText(reqs[0].body), new RegExp(`The user's explicit /goal opened draft goal ${g.id}`))
+      assert.equal(caller(reqs[0]).cwd, cwd)
+      // The extension's MCP server (goal-system mcp, found on PATH) offers every goal tool.
+      const offered = toolNames(reqs[0].body)
+      for (const bare of GOAL_TOOLS) assert.ok(offered.includes(T(bare)), `${T(bare)} offered`)
+      // AfterAgent held the text-only stop: the directive came back as the next prompt.
+      assert.match(lastContent(reqs[1]), /\[goal-system\] Do not stop/)
+      // The premature close was refused, and the model read why.
+      assert.match(lastContent(reqs[2]), /refused/i)
+      assert.match(lastContent(reqs[2]), /doneSoFar/)
+
+      const done = readGoal(ctx.home, g.sessionId)
+      assert.equal(done.completionStatus, 'complete', JSON.stringify(done.statusReason ?? done))
+      assert.ok(done.toolHistory.verifications >= 1, JSON.stringify(done.toolHistory))
+      assert.equal(greetingOutput(cwd), 'hello\nhello\n')
+    })
+  }
 })

@@ -19,14 +19,17 @@
 //
 //   node --test e2e/tui-commands.test.mjs
 // Claude Code versions: the pinned ones (install-hosts.mjs), or GOAL_E2E_TUI_CLAUDE_VERSIONS=a,b,c.
-// GOAL_E2E_ONLY=claude|copilot keeps one host. A missing host or tmux skips (GOAL_E2E_REQUIRE=1: fails).
+// Gemini CLI 0.61.0 too (`goal-system install --gemini`, and its extension), in a shorter flow of
+// its own below: it has no interrupt record the goal system reads, and a command the hook handles
+// still reaches the model once (BeforeAgent is not denied there).
+// GOAL_E2E_ONLY=claude|copilot|gemini keeps one host. A missing host or tmux skips (GOAL_E2E_REQUIRE=1: fails).
 
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { REPO_DIR, makeTempDir, readEventsFile } from './hosts.mjs'
+import { REPO_DIR, geminiCommand, makeTempDir, readEventsFile } from './hosts.mjs'
 import { HOST_PACKAGES } from './install-hosts.mjs'
 import { isSideRequest, messagesText, startModelServer, toolNames, userTexts } from './model-server.mjs'
 import { startTui, tuiUnavailableReason, SCREEN } from './tui.mjs'
@@ -37,6 +40,7 @@ import {
   isClaudeGoalEvaluator,
   listGoals,
   readAudit,
+  runInstaller,
 } from './goal-helpers.mjs'
 
 const KEEP = !!process.env.GOAL_E2E_KEEP
@@ -56,6 +60,8 @@ const COLUMNS = {
   'claude/plugin': (h) => h === 'Claude Code plugin',
   'copilot/user': (h) => /^Copilot CLI, `goal-system install/.test(h),
   'copilot/plugin': (h) => h === 'Copilot CLI plugin',
+  'gemini/user': (h) => /^Gemini CLI, `goal-system install/.test(h),
+  'gemini/plugin': (h) => h === 'Gemini CLI extension',
 }
 
 /** { 'claude/user': { open, status, pause, resume, cancel, budget }, ... } as README.md spells them. */
@@ -115,6 +121,7 @@ const targets = [
   { host: 'copilot', version: HOST_PACKAGES.copilot.versions[0], route: 'user' },
   { host: 'copilot', version: HOST_PACKAGES.copilot.versions[0], route: 'plugin' },
 ].filter((t) => !only || t.host === only)
+const geminiRoutes = !only || only === 'gemini' ? ['user', 'plugin'] : []
 
 function skipReason(host, version) {
   const r = tuiUnavailableReason(host, version)
@@ -397,6 +404,172 @@ describe('README commands typed in the TUIs', { concurrency: CONCURRENCY }, () =
         `${host} ${tui.version} ${route}: ${steps.length} steps in ${Date.now() - started} ms; requests per step: ${steps
           .map((s) => `${s.name}=${s.reqs.length}`)
           .join(' ')}${autopilotEnded.length ? `; autopilot ended by task_complete after: ${autopilotEnded}` : ''}`,
+      )
+    })
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// Gemini CLI 0.61.0: no built-in /goal. A typed `/goal …` is no command of its own, so the TUI
+// sends it to the model as typed and BeforeAgent sees it raw (while an MCP server is still
+// starting, the TUI answers "Unknown command" instead and sends nothing; the goal-system server
+// is up well before the test types). A command the hook handles is not denied: the model gets
+// the answer as context and is asked once, and the stop after it is free. Esc cancels a turn
+// ("Request cancelled."); no hook runs on it and Gemini CLI records no interrupt the goal system
+// reads, so the goal stays as it was.
+
+describe('README commands typed in the Gemini CLI TUI', { concurrency: 1 }, () => {
+  for (const route of geminiRoutes) {
+    const key = `gemini/${route}`
+    test(`gemini TUI, ${route === 'user' ? 'goal-system install --gemini' : 'the extension'}: README's commands as typed`, {
+      timeout: TEST_MS,
+      skip: skipReason('gemini'),
+    }, async (t) => {
+      const sp = readmeSpellings()[key]
+      const tag = randomUUID().slice(0, 6)
+      const LONG = {
+        toolCalls: [
+          {
+            name: 'run_shell_command',
+            args: { command: 'node -e "setTimeout(()=>{},150000)"', description: 'long work' },
+          },
+        ],
+      }
+      const say = (text) => ({ text })
+      let cur = { name: 'start', replies: [], reqs: [] }
+      const steps = []
+      const server = await startModelServer(
+        Array.from({ length: 200 }, () => (entry) => {
+          cur.reqs.push(entry)
+          return cur.replies.shift() ?? say(`Nothing more to do for ${cur.name} (${cur.reqs.length}).`)
+        }),
+        { consume: (e) => /:streamGenerateContent/i.test(e.path) },
+      )
+      const root = makeTempDir(`tui-cmd-gemini-${route}`)
+      const home = path.join(root, 'home')
+      const cwd = path.join(root, 'proj')
+      fs.mkdirSync(home, { recursive: true })
+      fs.mkdirSync(cwd, { recursive: true })
+      fs.writeFileSync(path.join(cwd, 'README.md'), '# a project\n')
+      const env = {}
+      if (route === 'user') {
+        const r = runInstaller(home, ['--gemini'])
+        assert.equal(r.code, 0, r.stderr || r.stdout)
+      } else {
+        const ext = path.join(REPO_DIR, 'plugins', 'gemini', 'goal-system')
+        const r = await geminiCommand(home, ['extensions', 'install', ext, '--consent'])
+        assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`)
+        env.PATH = goalSystemOnPath(root)
+      }
+      const tui = await startTui({ host: 'gemini', root: path.join(root, 'tui'), cwd, home, server, env })
+      t.after(async () => {
+        await tui.stop()
+        await server.close()
+        if (!KEEP) fs.rmSync(root, { recursive: true, force: true })
+      })
+      const started = Date.now()
+      const explain = () =>
+        `\n--- screen ---\n${tui.screen()}\n--- steps ---\n${steps
+          .map((s) => `${s.name}: ${s.reqs.length} request(s)`)
+          .join('\n')}\n--- goals ---\n${JSON.stringify(goalsOf(home).map(brief))}`
+      // The footer lists the goal-system MCP server (it does so while the server still starts,
+      // too). A slash line typed while it starts is "Unknown command" and reaches no hook: the
+      // check of the history at the end tells that apart from a hook that missed the command.
+      await tui.waitFor(/1 MCP server/, { timeoutMs: 30_000 })
+
+      async function step(name, text, replies = []) {
+        cur = { name, text, replies: [...replies], reqs: [] }
+        steps.push(cur)
+        await tui.clearInput()
+        await tui.type(text)
+        return cur
+      }
+      async function interrupt() {
+        await tui.waitFor((s) => s.includes('setTimeout') && SCREEN.gemini.busy.test(s), { timeoutMs: 60_000 })
+        await sleep(800)
+        await tui.esc()
+        await tui.waitFor(SCREEN.gemini.interrupted, { timeoutMs: 30_000, history: true })
+        await tui.waitIdle({ quietMs: QUIET_MS })
+      }
+      /** One model request, with the typed line raw and the hook's answer as context; a free stop. */
+      async function answered(s, context) {
+        await tui.waitIdle({ quietMs: QUIET_MS })
+        assert.equal(s.reqs.length, 1, `"${s.text}": one model request and a free stop${explain()}`)
+        const last = JSON.stringify(s.reqs[0].body?.contents?.at(-1) ?? '')
+        assert.ok(
+          last.includes(JSON.stringify(s.text).slice(1, -1)),
+          `BeforeAgent got "${s.text}" as typed: ${last.slice(0, 300)}`,
+        )
+        if (context) assert.match(last, context, explain())
+      }
+
+      const obj1 = `make the greeting louder ${tag}`
+      const obj2 = `write the release notes ${tag}`
+
+      // 1. Open: the draft is stored; the stop after the first answer is held, and the held stop
+      //    names this host's pause and cancel. Esc then cancels the work: the goal is as it was.
+      const open = await step('open', typed(sp.open, { objective: obj1 }), [say('Looking at it first.'), LONG])
+      const g1 = await waitGoal(home, obj1, (g) => g.completionStatus === 'draft', 'an open draft')
+      await interrupt()
+      assert.ok(open.reqs.length >= 2, `the first stop was held${explain()}`)
+      const held = JSON.stringify(open.reqs[1].body?.contents?.at(-1) ?? '')
+      for (const cmd of [typed(sp.pause), typed(sp.cancel)])
+        assert.ok(held.includes(cmd), `the held stop names "${cmd}":\n${held.slice(-600)}${explain()}`)
+      assert.equal(goalWith(home, obj1).completionStatus, 'draft', 'Esc runs no hook: the goal is as it was')
+
+      // 2. Pause: handled at the hook; the model is told, once; the stop is free.
+      const pause = await step('pause', typed(sp.pause), [say('Paused, as you asked.')])
+      await waitGoal(
+        home,
+        obj1,
+        (g) => g.completionStatus === 'paused' && /by the user with/.test(g.statusReason || ''),
+        "the user's pause",
+      )
+      await answered(pause, /paused by the user/)
+
+      // 3. Status: the goal as stored, to the model; nothing changes.
+      const status = await step('status', typed(sp.status), [say('The goal is paused.')])
+      await answered(status, /Goal status requested by the user/)
+      assert.equal(goalWith(home, obj1).completionStatus, 'paused')
+
+      // 4. Budget: handled at the hook.
+      const budget = await step('budget', typed(sp.budget, { tokens: '200k' }), [say('Budget noted.')])
+      await waitGoal(home, obj1, (g) => g.budget?.tokenBudget === 200_000, 'a token budget of 200k')
+      await answered(budget)
+
+      // 5. Resume: the goal works again; the model is called and works until Esc.
+      await step('resume', typed(sp.resume), [LONG])
+      await waitGoal(home, obj1, (g) => g.completionStatus !== 'paused', 'resumed')
+      await interrupt()
+
+      // 6. Replace: a new objective replaces the goal.
+      await step('replace', typed(sp.open, { objective: obj2 }), [LONG])
+      const g2 = await waitGoal(home, obj2, (g) => g.completionStatus === 'draft', 'the replacing draft')
+      assert.notEqual(g2.id, g1.id, 'a new goal')
+      await interrupt()
+
+      // 7. Cancel, with a reason on the extension route: handled at the hook; a free stop.
+      const reason = route === 'plugin' ? `done for today ${tag}` : undefined
+      const cancel = await step('cancel', typed(sp.cancel, { reason }), [say('Cancelled.')])
+      const cancelled = await waitGoal(home, obj2, (g) => g.completionStatus === 'cancelled', 'cancelled')
+      if (reason) assert.equal(cancelled.statusReason, reason, 'the reason as typed')
+      else assert.match(cancelled.statusReason, /cancelled by the user/)
+      await answered(cancel, /cancelled by the user/)
+
+      // 8. A plain prompt after it: answered once, nothing held, the cancel stands.
+      const bye = await step('after-cancel', `thanks ${tag}`, [say('You are welcome.')])
+      await tui.waitIdle({ quietMs: QUIET_MS })
+      assert.equal(bye.reqs.length, 1, `one request, a free stop${explain()}`)
+      assert.equal(goalWith(home, obj2).completionStatus, 'cancelled', `the cancel stands${explain()}`)
+
+      const refused = readAudit(home).filter((l) => JSON.parse(l).event === 'command-refused')
+      assert.deepEqual(refused, [], `no command of the user refused${explain()}`)
+      const history = tui.history()
+      assert.doesNotMatch(history, /Unknown command|did not come from you/, explain())
+      t.diagnostic(
+        `gemini ${tui.version} ${route}: ${steps.length} steps in ${Date.now() - started} ms; requests per step: ${steps
+          .map((s) => `${s.name}=${s.reqs.length}`)
+          .join(' ')}`,
       )
     })
   }

@@ -1,4 +1,5 @@
-// Drive the hosts' INTERACTIVE TUIs (Claude Code, GitHub Copilot CLI, OpenAI Codex CLI) the way a person does, offline.
+// Drive the hosts' INTERACTIVE TUIs (Claude Code, GitHub Copilot CLI, Gemini CLI, OpenAI Codex CLI) the way a person
+// does, offline.
 //
 // The `-p` runs of hosts.mjs do not show what a user sees or what the host does with a line typed at
 // its prompt (built-in slash commands, skills, interrupts). This driver runs the host in a tmux pane
@@ -27,6 +28,7 @@ import {
   COPILOT_PKG_CACHE,
   DUMMY_API_KEY,
   E2E_DIR,
+  geminiOfflineSettings,
   hostUnavailableReason,
   prepareHome,
   resolveHost,
@@ -49,7 +51,7 @@ process.on('exit', () => {
   }
 })
 
-/** Per-host screen markers (seen in Claude Code 2.1.197-2.1.332, Copilot CLI 1.0.102 and Codex CLI 0.169.0). */
+/** Per-host screen markers (seen in Claude Code 2.1.197-2.1.332, Copilot CLI 1.0.102, Gemini CLI 0.61.0, Codex CLI 0.169.0). */
 export const SCREEN = {
   claude: {
     // The spinner footer while a turn runs ("esc to interrupt"); absent when idle. A status
@@ -69,10 +71,17 @@ export const SCREEN = {
     interrupted: /Operation cancelled by user/,
   },
   codex: {
-    // `• Working (3s • esc to interrupt)` while a turn runs; the input line `› …` always shows.
+    // Codex CLI 0.169.0: `• Working (3s • esc to interrupt)` while a turn runs; the input line `› …`.
     busy: /esc to interrupt/i,
     ready: /^\s*›/m,
     interrupted: /Conversation interrupted/,
+  },
+  gemini: {
+    // Gemini CLI 0.61.0: a turn shows a spinner line ending `(esc to cancel, 2s)`; idle, the
+    // input box holds its placeholder.
+    busy: /esc to cancel/i,
+    ready: /Type your message or @path\/to\/file/,
+    interrupted: /Request cancelled/i,
   },
 }
 
@@ -125,6 +134,8 @@ export function prepareTuiHome(host, { home, cwd, version, server }) {
   if (host === 'codex') {
     // The model provider (no sign-in) and the project trusted (no trust dialog).
     writeCodexProvider(home, server, { trust: cwd })
+  } else if (host === 'gemini') {
+    geminiOfflineSettings(home)
   } else if (host === 'claude') {
     const file = path.join(home, '.claude.json')
     let cur = {}
@@ -180,31 +191,38 @@ export function tuiEnv(host, { dirs, server, env = {} }) {
   const perHost =
     host === 'codex'
       ? { CODEX_HOME: path.join(dirs.home, '.codex') }
-      : host === 'claude'
+      : host === 'gemini'
         ? {
-            ANTHROPIC_BASE_URL: server.url,
-            ANTHROPIC_API_KEY: DUMMY_API_KEY,
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-            DISABLE_AUTOUPDATER: '1',
-            DISABLE_TELEMETRY: '1',
-            DISABLE_ERROR_REPORTING: '1',
-            CLAUDE_CODE_TMPDIR: dirs.tmp,
+            GEMINI_API_KEY: DUMMY_API_KEY,
+            GOOGLE_GEMINI_BASE_URL: server.url.replace(/\/$/, ''),
+            GEMINI_CLI_NO_RELAUNCH: 'true',
           }
-        : {
-            COPILOT_OFFLINE: 'true',
-            COPILOT_AUTO_UPDATE: 'false',
-            COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE,
-            COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
-            COPILOT_PROVIDER_API_KEY: DUMMY_API_KEY,
-            COPILOT_MODEL: 'gpt-4.1',
-            USE_TGREP: 'false',
-          }
+        : host === 'claude'
+          ? {
+              ANTHROPIC_BASE_URL: server.url,
+              ANTHROPIC_API_KEY: DUMMY_API_KEY,
+              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+              DISABLE_AUTOUPDATER: '1',
+              DISABLE_TELEMETRY: '1',
+              DISABLE_ERROR_REPORTING: '1',
+              CLAUDE_CODE_TMPDIR: dirs.tmp,
+            }
+          : {
+              COPILOT_OFFLINE: 'true',
+              COPILOT_AUTO_UPDATE: 'false',
+              COPILOT_PKG_CACHE_HOME: COPILOT_PKG_CACHE,
+              COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+              COPILOT_PROVIDER_API_KEY: DUMMY_API_KEY,
+              COPILOT_MODEL: 'gpt-4.1',
+              USE_TGREP: 'false',
+            }
   return { ...base, ...perHost, ...env }
 }
 
 /** Default command-line arguments per host for an interactive session. */
 export function tuiArgs(host) {
   // Claude Code 2.1.330+ would start in auto mode, whose safety check cannot run offline.
+  if (host === 'gemini') return ['--yolo', '-m', 'gemini-e2e']
   // Codex: hooks run without the /hooks trust dialog for this run (a user trusts them once).
   if (host === 'codex') return ['--dangerously-bypass-hook-trust']
   return host === 'claude'
@@ -239,7 +257,7 @@ function groupAlive(pgid) {
 /**
  * Start the interactive TUI of `host` in tmux inside the loopback-only namespace.
  * @param {object} o
- * @param {'claude'|'copilot'|'codex'} o.host
+ * @param {'claude'|'copilot'|'gemini'|'codex'} o.host
  * @param {string} [o.version]     a cached version (default: the one hosts.mjs picks)
  * @param {string} o.root          a temp folder of the test (tmux socket, config, pane script)
  * @param {string} o.cwd           project folder (created if missing)
@@ -280,7 +298,8 @@ export async function startTui({
   const conf = path.join(root, 'tmux.conf')
   fs.writeFileSync(conf, 'set -g remain-on-exit on\nset -g history-limit 20000\nset -g status off\n')
   const hostEnv = tuiEnv(host, { dirs, server, env })
-  const argv = [bin.bin, ...(args || tuiArgs(host)), ...extraArgs]
+  // Gemini CLI is a Node bundle: node runs its script.
+  const argv = [...(host === 'gemini' ? [process.execPath] : []), bin.bin, ...(args || tuiArgs(host)), ...extraArgs]
   const paneScript = path.join(root, 'pane.sh')
   fs.writeFileSync(
     paneScript,

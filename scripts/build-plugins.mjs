@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes the host plugins (plugins/claude/goal-system, plugins/copilot-cli/goal-system,
-// plugins/codex/goal-system) from the package's own templates, so they never drift from `goal-system install`:
+// plugins/codex/goal-system) and the Gemini CLI extension (plugins/gemini/goal-system) from the
+// package's own templates, so they never drift from `goal-system install`:
 // the same hook events, the same /goal text. node scripts/build-plugins.mjs [--check]
 // (--check: exit 1 when a committed plugin file differs; the test suite runs it).
 //
@@ -143,6 +144,36 @@ function codexPlugin() {
   }
 }
 
+// Gemini CLI 0.61.0 reads an extension's gemini-extension.json (name, version, mcpServers) and
+// hooks/hooks.json, replacing ${extensionPath} in both when it loads them (unknown ${...} are left
+// to the shell). It ships no commands/goal.toml: a custom command is expanded before BeforeAgent
+// runs, so the hook would never see the typed `/goal`. No context file either: the hooks add the
+// goal's note only while a goal is open, where a GEMINI.md would cost every session its tokens.
+function geminiExtension() {
+  const template = JSON.parse(read('adapters/gemini/hooks.json')).hooks
+  const hooks = Object.fromEntries(
+    Object.entries(template).map(([event, groups]) => [
+      event,
+      groups.map((g) => ({
+        ...g,
+        hooks: g.hooks.map((h) => ({ ...h, command: hookCommand('extensionPath', 'gemini', event) })),
+      })),
+    ]),
+  )
+  return {
+    'gemini-extension.json': json({
+      name: meta.name,
+      version: meta.version,
+      description: meta.description,
+      // The settings route's server name, so the model sees the same tool names
+      // (mcp_goal-system_<tool>). No `trust`: Gemini CLI drops it from an extension's servers.
+      mcpServers: { 'goal-system': { command: 'goal-system', args: ['mcp'] } },
+    }),
+    'hooks/hooks.json': json({ description: GENERATED, hooks }),
+    'bin/goal-hook.sh': LAUNCHER,
+  }
+}
+
 /** Every generated file, by path from the repository root. */
 export function pluginFiles() {
   const files = {}
@@ -150,6 +181,7 @@ export function pluginFiles() {
     ['plugins/claude/goal-system', claudePlugin],
     ['plugins/copilot-cli/goal-system', copilotPlugin],
     ['plugins/codex/goal-system', codexPlugin],
+    ['plugins/gemini/goal-system', geminiExtension],
   ]) {
     for (const [rel, text] of Object.entries(make())) files[`${dir}/${rel}`] = text
   }

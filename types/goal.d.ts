@@ -529,11 +529,22 @@ export interface ToolHistory {
    */
   backgroundRuns: number
   /**
+   * Files other than documentation the goal's calls changed or created
+   * (at most [`MAX_WRITTEN`]).
+   */
+  changedFiles?: string[]
+  /**
    * Changes that touched anything but documentation (or files unknown).
    * While it is 0, a goal that changed only documentation may rest on
    * reading the result back.
    */
   codeChanges: number
+  /**
+   * Files the goal's calls created, other than documentation and the
+   * outputs of runs (at most [`MAX_WRITTEN`]): a program among them must
+   * use something else the goal changed to verify it.
+   */
+  createdFiles?: string[]
   delegations: number
   /** Documentation files the goal changed (at most a few). */
   docsChanged?: string[]

@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 mod history;
 mod voice;
 
-pub use history::{Attempt, LastVerification, ToolEvent, ToolHistory, ToolKind, TreeMark};
+pub use history::{
+    Attempt, LastVerification, ToolEvent, ToolHistory, ToolKind, TreeMark, MAX_WRITTEN,
+};
 pub use voice::{PendingCommand, RefusedCommand, UserVoice};
 
 fn is_default_voice(v: &UserVoice) -> bool {

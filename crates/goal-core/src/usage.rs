@@ -7,6 +7,11 @@
 //!   and only the bytes past the stored offset are read.
 //! - Copilot CLI: `<session-state>/<session>/autopilot-objective.json`,
 //!   `current.tokenCount`, the host's running total: only its growth counts.
+//! - Codex CLI: its rollout's last `token_count` event, a running total.
+//! - Gemini CLI: its chat recording at `transcript_path` (JSONL); each model
+//!   answer is a `type: "gemini"` record whose `tokens` are the answer's
+//!   `usageMetadata`, appended again under the same `id` when its tool calls
+//!   are added: read as Claude Code's transcript is, per message id.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -21,6 +26,8 @@ use crate::record::UsageMark;
 pub enum Source {
     /// A Claude Code transcript file.
     Transcript(PathBuf),
+    /// A Gemini CLI chat recording (`~/.gemini/tmp/<project>/chats/*.jsonl`).
+    GeminiChat(PathBuf),
     /// A host's running token total (Copilot CLI's `tokenCount`), under a key
     /// naming the host's session.
     RunningTotal { key: String, total: u64 },
@@ -31,7 +38,7 @@ impl Source {
     /// A transcript is named by a hash of its path: no path reaches the record.
     pub fn key(&self) -> String {
         match self {
-            Source::Transcript(path) => {
+            Source::Transcript(path) | Source::GeminiChat(path) => {
                 let digest = Sha256::digest(path.to_string_lossy().as_bytes());
                 let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
                 format!("transcript:{hex}")
@@ -44,7 +51,7 @@ impl Source {
     /// goal began is not the goal's.
     pub fn baseline(&self) -> UsageMark {
         match self {
-            Source::Transcript(path) => UsageMark {
+            Source::Transcript(path) | Source::GeminiChat(path) => UsageMark {
                 offset: std::fs::metadata(path).map_or(0, |m| m.len()),
                 ..UsageMark::default()
             },
@@ -58,7 +65,8 @@ impl Source {
     /// Tokens not yet counted, advancing `mark` past them.
     pub fn count(&self, mark: &mut UsageMark) -> u64 {
         match self {
-            Source::Transcript(path) => read_transcript(path, mark),
+            Source::Transcript(path) => read_records(path, mark, message_usage),
+            Source::GeminiChat(path) => read_records(path, mark, gemini_usage),
             Source::RunningTotal { total, .. } => count_running_total(*total, mark),
         }
     }
@@ -69,10 +77,15 @@ const MAX_READ: u64 = 8 * 1024 * 1024;
 /// Message ids remembered per source (a message straddles reads only at the tail).
 const RECENT_IDS: usize = 32;
 
-/// New tokens in a transcript past `mark.offset`. Only whole lines are
-/// consumed; a file that shrank (rewritten) is read again from its start, the
-/// remembered message ids keeping what was counted from counting twice.
-pub fn read_transcript(path: &std::path::Path, mark: &mut UsageMark) -> u64 {
+/// New tokens in a host's JSONL record past `mark.offset`, `usage` reading a
+/// line's message id and tokens. Only whole lines are consumed; a file that
+/// shrank (rewritten) is read again from its start, the remembered message
+/// ids keeping what was counted from counting twice.
+fn read_records(
+    path: &std::path::Path,
+    mark: &mut UsageMark,
+    usage: fn(&[u8]) -> Option<(String, u64)>,
+) -> u64 {
     let Ok(mut file) = std::fs::File::open(path) else {
         return 0;
     };
@@ -95,7 +108,7 @@ pub fn read_transcript(path: &std::path::Path, mark: &mut UsageMark) -> u64 {
     };
     let mut added = 0;
     for line in bytes[..end].split(|b| *b == b'\n') {
-        if let Some((id, tokens)) = message_usage(line) {
+        if let Some((id, tokens)) = usage(line) {
             added += count_message(mark, id, tokens);
         }
     }
@@ -123,6 +136,27 @@ fn message_usage(line: &[u8]) -> Option<(String, u64)> {
         .and_then(Value::as_str)?
         .to_string();
     Some((id, tokens))
+}
+
+/// A Gemini CLI chat record's id and total tokens, if it is a model answer
+/// with usage (`usageMetadata.totalTokenCount` as recorded; the parts summed
+/// when the host recorded no total).
+fn gemini_usage(line: &[u8]) -> Option<(String, u64)> {
+    if !line.windows(8).any(|w| w == b"\"tokens\"") {
+        return None;
+    }
+    let entry: Value = serde_json::from_slice(line).ok()?;
+    if entry.get("type").and_then(Value::as_str) != Some("gemini") {
+        return None;
+    }
+    let tokens = entry.get("tokens")?;
+    let field = |k: &str| tokens.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let total = match field("total") {
+        0 => field("input") + field("output") + field("thoughts") + field("tool"),
+        total => total,
+    };
+    let id = entry.get("id").and_then(Value::as_str)?.to_string();
+    Some((id, total))
 }
 
 /// Count a message once: a later line of the same message adds only its growth.
@@ -235,16 +269,71 @@ mod tests {
         file.write_all(line("m1", 100, 20).as_bytes()).unwrap();
         file.write_all(b"{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n")
             .unwrap();
+        let claude = Source::Transcript(path.clone());
         let mut mark = UsageMark::default();
-        assert_eq!(read_transcript(&path, &mut mark), 120);
-        assert_eq!(read_transcript(&path, &mut mark), 0, "nothing new");
+        assert_eq!(claude.count(&mut mark), 120);
+        assert_eq!(claude.count(&mut mark), 0, "nothing new");
         file.write_all(line("m2", 5, 5).as_bytes()).unwrap();
         file.write_all(b"{\"type\":\"assistant\",\"message\":{\"id\":\"m3\",\"usage\"")
             .unwrap();
-        assert_eq!(read_transcript(&path, &mut mark), 10, "a half line waits");
+        assert_eq!(claude.count(&mut mark), 10, "a half line waits");
         file.write_all(b":{\"input_tokens\":7}}}\n").unwrap();
-        assert_eq!(read_transcript(&path, &mut mark), 7);
+        assert_eq!(claude.count(&mut mark), 7);
         std::fs::remove_file(path).ok();
+    }
+
+    /// Gemini CLI 0.61.0's chat recording as the real host wrote it (e2e):
+    /// the header, `$set` updates, the user's record, a model answer with
+    /// its `tokens`, the same answer again under its id once its tool calls
+    /// were added, a tool result.
+    #[test]
+    fn geminis_chat_recording_counts_each_answer_once() {
+        let dir = crate::testing::TempDir::new("gemini-usage");
+        let answer = |id: &str, total: u64, calls: bool| {
+            let mut v = serde_json::json!({"id": id, "timestamp": "2026-11-26T17:50:31.996Z",
+                "type": "gemini", "content": "", "thoughts": [], "model": "gemini-e2e",
+                "tokens": {"input": total - 10, "output": 10, "cached": 0, "thoughts": 0, "tool": 0, "total": total}});
+            if calls {
+                v["toolCalls"] = serde_json::json!([{"id": "run_shell_command_1", "name": "run_shell_command",
+                    "args": {"command": "echo hi"}, "status": "success"}]);
+            }
+            format!("{v}\n")
+        };
+        let text = [
+            "{\"sessionId\":\"fac7e3c7\",\"projectHash\":\"bea6\",\"startTime\":\"2026-11-26T17:50:30.845Z\",\"lastUpdated\":\"2026-11-26T17:50:30.845Z\",\"kind\":\"main\"}\n".to_string(),
+            "{\"id\":\"1fd1\",\"timestamp\":\"2026-11-26T17:50:31.094Z\",\"type\":\"user\",\"content\":[{\"text\":\"count my \\\"tokens\\\"\"}]}\n".to_string(),
+            "{\"$set\":{\"lastUpdated\":\"2026-11-26T17:50:31.094Z\"}}\n".to_string(),
+            answer("7751", 110, false),
+            answer("7751", 110, true),
+            "{\"id\":\"b48f\",\"type\":\"user\",\"content\":[{\"functionResponse\":{\"name\":\"run_shell_command\",\"response\":{\"output\":\"hi\"}}}]}\n".to_string(),
+        ]
+        .concat();
+        let path = dir.write("session-2026-11-26T17-50-fac7e3c7.jsonl", &text);
+        let gemini = Source::GeminiChat(path.clone());
+        let mut mark = UsageMark::default();
+        assert_eq!(gemini.count(&mut mark), 110, "one answer, recorded twice");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(answer("7308", 123, false).as_bytes())
+            .unwrap();
+        assert_eq!(gemini.count(&mut mark), 123);
+        assert_eq!(gemini.count(&mut mark), 0, "nothing new");
+        // A recording with no total (an older host): the parts.
+        let line = "{\"id\":\"a1\",\"type\":\"gemini\",\"tokens\":{\"input\":7,\"output\":3,\"thoughts\":2,\"tool\":1}}";
+        assert_eq!(gemini_usage(line.as_bytes()), Some(("a1".into(), 13)));
+        let user = line.replace("\"gemini\"", "\"user\"");
+        assert_eq!(
+            gemini_usage(user.as_bytes()),
+            None,
+            "only the model's answers"
+        );
+        assert_eq!(
+            message_usage(answer("x", 50, false).as_bytes()),
+            None,
+            "not Claude Code's shape"
+        );
     }
 
     #[test]

@@ -793,6 +793,121 @@ fn dishonest_flows_are_refused_naming_the_fact_in_every_host() {
 }
 
 #[test]
+fn a_program_the_goal_created_verifies_only_what_it_uses() {
+    for host in HOSTS {
+        // review-7 F5: a new `ok.sh` that exits 0 is no proof of greet.sh.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "#!/bin/sh\nexit 3\n"),
+                Step::Edit("ok.sh", "exit 0\n"),
+                sh("bash ok.sh", ""),
+            ],
+        );
+        assert_refused(
+            "a new program that uses nothing changed",
+            host,
+            &c,
+            &["ok.sh, which this goal created", "greet.sh"],
+        );
+        // Written and run on one line: the same.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "#!/bin/sh\nexit 3\n"),
+                Step::Shell {
+                    command: "printf 'exit 0' > ok.sh && bash ok.sh",
+                    effect: |root| fs::write(root.join("ok.sh"), "exit 0").unwrap(),
+                    output: "",
+                    code: 0,
+                },
+            ],
+        );
+        assert_refused("written and run at once", host, &c, &["ok.sh", "greet.sh"]);
+        // A test script with nothing but an echo runs no tests.
+        let c = flow(
+            host,
+            &[("a.js", "1")],
+            &[
+                Step::Edit("a.js", "2"),
+                Step::Edit("package.json", r#"{"scripts":{"test":"echo ok"}}"#),
+                sh("npm test", "> test\n> echo ok\n\nok"),
+            ],
+        );
+        assert_refused(
+            "echo as the test script",
+            host,
+            &c,
+            &["echo ok", "runs no tests"],
+        );
+
+        // Honest: a new test that runs the changed program closes.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "#!/bin/sh\necho hello\n"),
+                Step::Edit("test_greet.sh", "test \"$(bash greet.sh)\" = hello\n"),
+                sh("bash test_greet.sh", ""),
+            ],
+        );
+        assert_closes("a new test of the changed program", host, &c);
+        // A new program that imports the changed module.
+        let c = flow(
+            host,
+            &[("lib/calc.py", "def add(a, b):\n    return a - b\n")],
+            &[
+                Step::Edit("lib/calc.py", "def add(a, b):\n    return a + b\n"),
+                Step::Edit("demo.py", "from lib.calc import add\nprint(add(1, 2))\n"),
+                sh("python3 demo.py", "3"),
+            ],
+        );
+        assert_closes("a new program importing the change", host, &c);
+        // A project written from nothing: its one program.
+        let c = flow(
+            host,
+            &[],
+            &[
+                Step::Edit("hello.sh", "echo hello\n"),
+                Step::Edit("README.md", "Run hello.sh\n"),
+                sh("bash hello.sh", "hello"),
+            ],
+        );
+        assert_closes("a new project's program", host, &c);
+        // A file moved: the old name is gone, the new program runs.
+        let c = flow(
+            host,
+            &[("util.py", "print(1)\n")],
+            &[
+                Step::Shell {
+                    command: "git mv util.py helpers.py",
+                    effect: |root| {
+                        fs::rename(root.join("util.py"), root.join("helpers.py")).unwrap()
+                    },
+                    output: "",
+                    code: 0,
+                },
+                sh("python3 helpers.py", "1"),
+            ],
+        );
+        assert_closes("a moved program", host, &c);
+        // A test script that runs the tests.
+        let c = flow(
+            host,
+            &[("a.js", "1")],
+            &[
+                Step::Edit("a.js", "2"),
+                Step::Edit("package.json", r#"{"scripts":{"test":"node --test"}}"#),
+                sh("npm test", "ℹ tests 1\nℹ pass 1\nℹ fail 0"),
+            ],
+        );
+        assert_closes("a real test script", host, &c);
+    }
+}
+
+#[test]
 fn a_failing_run_of_the_program_refuses_until_it_passes() {
     for host in HOSTS {
         let c = flow(

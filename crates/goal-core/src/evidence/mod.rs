@@ -28,7 +28,7 @@ mod program;
 mod scope;
 mod verdict;
 
-use program::{project_run, Line};
+use program::{project_program, Line};
 use scope::{elsewhere_in_repo, is_data, names, outside_root, ran_elsewhere, read_operands};
 pub use verdict::narrower;
 use verdict::{erased, is_masked, masker, status_taken, timed_out};
@@ -52,6 +52,10 @@ pub struct Context<'a> {
     pub start: PathBuf,
     /// Project programs started in the background earlier in the goal.
     pub background_runs: u64,
+    /// Files the goal created (relative to the root).
+    pub created: &'a [String],
+    /// Files other than documentation the goal changed (relative to the root).
+    pub changed: &'a [String],
 }
 
 /// A verification that counts, passed or failed.
@@ -78,6 +82,8 @@ pub struct Judged {
     pub attempt: Option<String>,
     /// Files the run created: its outputs.
     pub outputs: Vec<String>,
+    /// Of `files`, those the call created.
+    pub created: Vec<String>,
     /// It started the project's program in the background.
     pub started_server: bool,
     /// Files it read (relative to the goal's folder).
@@ -130,6 +136,7 @@ fn tool_call(
             match observed {
                 Observed::Tree(diff) => {
                     judged.files = diff.paths().cloned().collect();
+                    judged.created = diff.added.clone();
                     // An editor that wrote a file changed it, even one an
                     // earlier run left behind (outputs are not compared).
                     if !failed {
@@ -155,6 +162,7 @@ fn tool_call(
         _ => {
             if let Observed::Tree(diff) = observed {
                 judged.files = diff.paths().cloned().collect();
+                judged.created = diff.added.clone();
                 judged.changes = !judged.files.is_empty();
             }
         }
@@ -216,16 +224,21 @@ fn shell_call(
         background: false,
     };
     let mut candidates: Vec<Option<Candidate>> = Vec::with_capacity(parts.len());
+    // The file each run of the project's program runs, when it is one.
+    let mut programs: Vec<Option<PathBuf>> = Vec::with_capacity(parts.len());
     for ((part, step), dir) in parts.iter().zip(&steps).zip(&dirs) {
+        let mut program = None;
         let candidate = if program::never_runs(&part.text) {
             None
         } else if *step == Step::Verify {
             Some(Candidate::Check)
-        } else if project_run(&part.text, dir.as_deref(), ctx, &line, 0) {
+        } else if let Some(file) = project_program(&part.text, dir.as_deref(), ctx, &line, 0) {
+            program = file;
             Some(Candidate::Run)
         } else {
             None
         };
+        programs.push(program);
         // `node server.js & sleep 1; curl localhost:3000` requests the server
         // started just before it.
         line.background |= candidate == Some(Candidate::Run) && part.sep == Sep::Background;
@@ -272,6 +285,12 @@ fn shell_call(
             };
             match last {
                 Some(i) if !background(i) && diff.paths().all(left_by_run) => {
+                    judged.created = diff
+                        .added
+                        .iter()
+                        .filter(|p| before.contains(p))
+                        .cloned()
+                        .collect();
                     judged.outputs = diff
                         .added
                         .iter()
@@ -285,6 +304,7 @@ fn shell_call(
                     judged.kind = Some(ToolKind::Action);
                     judged.changes = true;
                     judged.files = diff.paths().cloned().collect();
+                    judged.created = diff.added.clone();
                     if last.is_some() {
                         let unexplained: Vec<String> = judged
                             .files
@@ -368,6 +388,16 @@ fn shell_call(
         ));
         return judged;
     }
+    if candidate == Candidate::Check {
+        if let Some(body) = program::idle_test_script(&parts[i].text, dirs[i].as_deref(), ctx) {
+            judged.kind = Some(ToolKind::Other);
+            judged.attempt = Some(format!(
+                "its script `{}` only prints or exits, so it runs no tests: make the test script run the project's tests",
+                redact::preview(&body, 80)
+            ));
+            return judged;
+        }
+    }
     let masked = is_masked(&parts, i)
         || program::masked_inside(&parts[i].text, dirs[i].as_deref(), ctx, &line);
     let verdict = match candidate {
@@ -405,7 +435,16 @@ fn shell_call(
                 ));
                 return judged;
             }
-            None => passed("run"),
+            None => match programs[i].as_deref().and_then(|file| {
+                program::unrelated_new_program(file, ctx, &judged.created, &judged.files)
+            }) {
+                Some(why) => {
+                    judged.kind = Some(ToolKind::Other);
+                    judged.attempt = Some(why);
+                    return judged;
+                }
+                None => passed("run"),
+            },
         },
     });
     judged

@@ -2,7 +2,7 @@
 //! executable inside the goal's folder, a runner of a manifest the project
 //! has, or a request to a server the goal started.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -58,18 +58,30 @@ pub(super) fn project_run(
     line: &Line,
     depth: u8,
 ) -> bool {
-    let Some(dir) = dir else { return false };
+    project_program(text, dir, ctx, line, depth).is_some()
+}
+
+/// A project run, and the file it runs when it is one script or executable
+/// of the goal's folder (`bash greet.sh`, `./run`); `Some(None)` for a
+/// runner of a manifest or a request to a server.
+pub(super) fn project_program(
+    text: &str,
+    dir: Option<&Path>,
+    ctx: &Context,
+    line: &Line,
+    depth: u8,
+) -> Option<Option<PathBuf>> {
+    let dir = dir?;
     let words = shell::without_redirects(&shell::words(text));
     let prog_words = shell::program_words(&words);
-    let Some(first) = prog_words.first() else {
-        return false;
-    };
+    let first = prog_words.first()?;
     let prog = shell::program(first);
     let args = &prog_words[1..];
     let in_tree = |p: &str| {
         let path = shell::resolve(dir, p);
-        shell::inside(&path, ctx.root) && path.is_file()
+        (shell::inside(&path, ctx.root) && path.is_file()).then_some(path)
     };
+    let runner = |runs: bool| runs.then_some(None);
     let has_file = |names: &[&str]| {
         dir.ancestors()
             .take_while(|d| shell::inside(d, ctx.root))
@@ -90,10 +102,10 @@ pub(super) fn project_run(
         out
     };
     if no_run(&prog, args) {
-        return false;
+        return None;
     }
     if let Some(code) = inline_code(&prog, args, text, line) {
-        return uses_project(&code, dir, ctx.root, prog.starts_with("py"));
+        return runner(uses_project(&code, dir, ctx.root, prog.starts_with("py")));
     }
     // `python3 - main.py`, `bash -s greet.sh`: the program comes from
     // standard input, and the file is only its argument.
@@ -101,36 +113,37 @@ pub(super) fn project_run(
         || (matches!(prog.as_str(), "bash" | "sh" | "zsh" | "dash" | "ksh")
             && args.iter().any(|a| a == "-s"));
     if from_stdin && INTERPRETERS.contains(&prog.as_str()) {
-        return false;
+        return None;
     }
     match prog.as_str() {
         "bash" | "sh" | "zsh" | "dash" | "ksh" if args.iter().any(|a| a == "-c") => {
             let pos = args.iter().position(|a| a == "-c").expect("present");
-            depth < 3
-                && args.get(pos + 1).is_some_and(|inner| {
-                    let parts = shell::split(inner);
-                    let (dirs, _) = shell::folders(&parts, dir);
-                    parts
-                        .iter()
-                        .zip(&dirs)
-                        .any(|(p, d)| project_run(&p.text, d.as_deref(), ctx, line, depth + 1))
-                })
+            if depth >= 3 {
+                return None;
+            }
+            let parts = shell::split(args.get(pos + 1)?);
+            let (dirs, _) = shell::folders(&parts, dir);
+            parts
+                .iter()
+                .zip(&dirs)
+                .find_map(|(p, d)| project_program(&p.text, d.as_deref(), ctx, line, depth + 1))
         }
         "python" | "python3" | "py" | "pypy" | "pypy3" if args.iter().any(|a| a == "-m") => {
             let pos = args.iter().position(|a| a == "-m").expect("present");
-            args.get(pos + 1).is_some_and(|module| {
-                let rel = module.replace('.', "/");
-                in_tree(&format!("{rel}.py")) || in_tree(&format!("{rel}/__main__.py"))
-            })
+            let rel = args.get(pos + 1)?.replace('.', "/");
+            in_tree(&format!("{rel}.py"))
+                .or_else(|| in_tree(&format!("{rel}/__main__.py")))
+                .map(Some)
         }
-        "go" => {
+        "go" => runner(
             args.first().is_some_and(|a| a == "run")
-                && (has_file(&["go.mod"]) || operands.iter().skip(1).any(|o| in_tree(o)))
-        }
-        "cargo" => {
-            operands.first().is_some_and(|a| matches!(*a, "run" | "r")) && has_file(&["Cargo.toml"])
-        }
-        "dotnet" => operands.first() == Some(&"run"),
+                && (has_file(&["go.mod"]) || operands.iter().skip(1).any(|o| in_tree(o).is_some())),
+        ),
+        "cargo" => runner(
+            operands.first().is_some_and(|a| matches!(*a, "run" | "r"))
+                && has_file(&["Cargo.toml"]),
+        ),
+        "dotnet" => runner(operands.first() == Some(&"run")),
         "npm" | "pnpm" | "yarn" | "bun" => {
             let script = match operands.first().copied() {
                 Some("run" | "run-script") => operands.get(1).copied(),
@@ -139,15 +152,15 @@ pub(super) fn project_run(
                 _ => None,
             };
             match (prog.as_str(), script) {
-                ("bun", Some(s)) if in_tree(s) => true,
-                (_, Some(s)) => package_script(dir, ctx.root, s),
-                _ => false,
+                ("bun", Some(s)) if in_tree(s).is_some() => in_tree(s).map(Some),
+                (_, Some(s)) => runner(package_script(dir, ctx.root, s)),
+                _ => None,
             }
         }
-        "make" | "gmake" => has_file(&["Makefile", "makefile", "GNUmakefile"]),
-        "just" => has_file(&["justfile", "Justfile", ".justfile"]),
+        "make" | "gmake" => runner(has_file(&["Makefile", "makefile", "GNUmakefile"])),
+        "just" => runner(has_file(&["justfile", "Justfile", ".justfile"])),
         "curl" | "wget" | "http" | "https" | "xh" => {
-            (ctx.background_runs > 0 || line.background) && local_url(args)
+            runner((ctx.background_runs > 0 || line.background) && local_url(args))
         }
         p if INTERPRETERS.contains(&p) => {
             let target = match (p, operands.first().copied()) {
@@ -158,30 +171,134 @@ pub(super) fn project_run(
                 }
                 (_, target) => target,
             };
-            target.is_some_and(in_tree)
+            target.and_then(in_tree).map(Some)
         }
-        _ => first.contains('/') && in_tree(first),
+        _ if first.contains('/') => in_tree(first).map(Some),
+        _ => None,
     }
 }
 
 /// Does the nearest package.json (inside the goal's folder) define `script`?
 /// `npm start` also runs `server.js` when no start script is set.
 fn package_script(dir: &Path, root: &Path, script: &str) -> bool {
-    for d in dir.ancestors().take_while(|d| shell::inside(d, root)) {
-        let Ok(text) = std::fs::read_to_string(d.join("package.json")) else {
-            continue;
-        };
-        let Ok(json) = serde_json::from_str::<Value>(&text) else {
-            return false;
-        };
-        let defined = json
-            .get("scripts")
+    match script_body(dir, root, script) {
+        Some(Some(body)) if !body.trim().is_empty() => true,
+        Some(_) => {
+            script == "start"
+                && manifest_dir(dir, root).is_some_and(|d| d.join("server.js").is_file())
+        }
+        None => false,
+    }
+}
+
+/// The nearest folder with a package.json, inside the goal's folder.
+fn manifest_dir(dir: &Path, root: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| shell::inside(d, root))
+        .find(|d| d.join("package.json").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// The body of `script` in the nearest package.json: `None` without a
+/// readable manifest, `Some(None)` when it defines no such script.
+fn script_body(dir: &Path, root: &Path, script: &str) -> Option<Option<String>> {
+    let text = std::fs::read_to_string(manifest_dir(dir, root)?.join("package.json")).ok()?;
+    let json = serde_json::from_str::<Value>(&text).ok()?;
+    Some(
+        json.get("scripts")
             .and_then(|s| s.get(script))
             .and_then(Value::as_str)
-            .is_some_and(|s| !s.trim().is_empty());
-        return defined || (script == "start" && d.join("server.js").is_file());
+            .map(str::to_string),
+    )
+}
+
+/// A package manager's test script that only prints or exits 0
+/// (`"test": "echo ok"`): it runs no tests. Returns the script.
+pub(super) fn idle_test_script(text: &str, dir: Option<&Path>, ctx: &Context) -> Option<String> {
+    let words = shell::without_redirects(&shell::words(text));
+    let prog_words = shell::program_words(&words);
+    let prog = shell::program(prog_words.first()?);
+    if !matches!(prog.as_str(), "npm" | "pnpm" | "yarn" | "bun") {
+        return None;
     }
-    false
+    let ops: Vec<&str> = prog_words[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let script = match ops.as_slice() {
+        ["test" | "t", ..] => "test",
+        ["run" | "run-script", s, ..] => s,
+        _ => return None,
+    };
+    let body = script_body(dir?, ctx.root, script)??;
+    let idle = !body.trim().is_empty()
+        && shell::split(&body).iter().all(|part| {
+            let words = shell::words(&part.text);
+            match words.first().map(|w| w.as_str()) {
+                Some("echo" | "printf" | "true" | ":") => true,
+                Some("exit") => words.get(1).is_none_or(|c| c == "0"),
+                _ => false,
+            }
+        });
+    idle.then_some(body)
+}
+
+/// A program the goal itself created (`ok.sh`), run while other files the
+/// goal changed still exist, verifies them only if it uses one of them: its
+/// text names the file, its stem or one of its folders. Returns why not.
+/// `created` and `changed` are what the call itself set up before the run.
+pub(super) fn unrelated_new_program(
+    file: &Path,
+    ctx: &Context,
+    created: &[String],
+    changed: &[String],
+) -> Option<String> {
+    let rel = file
+        .strip_prefix(ctx.root)
+        .ok()?
+        .to_string_lossy()
+        .replace('\\', "/");
+    if !ctx.created.contains(&rel) && !created.contains(&rel) {
+        return None;
+    }
+    let mut others: Vec<&String> = Vec::new();
+    for f in ctx.changed.iter().chain(changed) {
+        let code = !super::is_doc(f) && !super::is_data(f);
+        if *f != rel && code && !others.contains(&f) && ctx.root.join(f).is_file() {
+            others.push(f);
+        }
+    }
+    if others.is_empty() {
+        return None;
+    }
+    // A program's first 256 KB: enough to find what it loads or runs.
+    let mut text = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, 256 * 1024), &mut text)
+        })
+        .ok()?;
+    let text = String::from_utf8_lossy(&text);
+    if others.iter().any(|f| uses(&text, f)) {
+        return None;
+    }
+    let others: Vec<String> = others.into_iter().cloned().collect();
+    Some(format!(
+        "it ran {rel}, which this goal created, and {rel} uses none of the files the goal changed ({}): run the program you changed, or a test that uses it",
+        super::list(&others)
+    ))
+}
+
+/// Does a program's text name `path` (relative): its name, its stem or one
+/// of its folders?
+fn uses(text: &str, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let stem = name.split('.').next().unwrap_or(name);
+    path.split('/')
+        .chain([stem])
+        .filter(|t| t.len() >= 2)
+        .any(|t| text.contains(t))
 }
 
 /// What a line tells each of its commands.

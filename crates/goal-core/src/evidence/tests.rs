@@ -29,6 +29,8 @@ fn judge_in(dir: &TempDir, call: &ToolCall, report: &Report, observed: &Observed
         root: dir.path(),
         start: dir.path().to_path_buf(),
         background_runs: 0,
+        created: &[],
+        changed: &[],
     };
     judge(call, report, observed, &ctx)
 }
@@ -108,6 +110,8 @@ fn a_request_to_a_server_the_goal_started_exercises_it() {
         root: dir.path(),
         start: dir.path().to_path_buf(),
         background_runs: 1,
+        created: &[],
+        changed: &[],
     };
     let j = judge(
         &bash("curl -s http://localhost:3000/health"),

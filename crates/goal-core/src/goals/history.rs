@@ -16,7 +16,7 @@ use crate::evidence::{self, Context, Judged, Observed};
 use crate::observe::watch::{self, Look};
 use crate::observe::{self, is_under, Diff, Limits, Scope, TreeState, Walked};
 use crate::outcome::Report;
-use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind};
+use crate::record::{Attempt, Goal, LastVerification, ToolEvent, ToolKind, MAX_WRITTEN};
 use crate::redact;
 use crate::store::Change;
 use crate::store::Store;
@@ -331,6 +331,8 @@ pub fn record_tool(
             root: &root,
             start,
             background_runs: goal.tool_history.background_runs,
+            created: &goal.tool_history.created_files,
+            changed: &goal.tool_history.changed_files,
         },
     );
     let mut judged = judged;
@@ -390,6 +392,10 @@ fn apply(
     if judged.changes {
         note_change(h, summary.clone(), &judged.files, &files);
     }
+    // What the goal wrote, for the rule that a program it created must use it.
+    let code = |f: &&String| !evidence::is_doc(f);
+    remember(&mut h.changed_files, judged.files.iter().filter(code));
+    remember(&mut h.created_files, judged.created.iter().filter(code));
     let command = || {
         judged
             .command
@@ -454,6 +460,18 @@ fn apply(
     if h.recent.len() > HISTORY_WINDOW {
         let cut = h.recent.len() - HISTORY_WINDOW;
         h.recent.drain(..cut);
+    }
+}
+
+/// Add paths to a bounded list of files, newest kept.
+fn remember<'a>(list: &mut Vec<String>, paths: impl Iterator<Item = &'a String>) {
+    for p in paths {
+        list.retain(|q| q != p);
+        list.push(redact::preview(p, 240));
+    }
+    if list.len() > MAX_WRITTEN {
+        let cut = list.len() - MAX_WRITTEN;
+        list.drain(..cut);
     }
 }
 

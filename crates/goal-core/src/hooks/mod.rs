@@ -414,6 +414,9 @@ fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::u
         Host::CopilotCli | Host::CopilotSdk => {
             crate::usage::copilot_total(store, &payload.session_id)
         }
+        Host::Gemini if !payload.transcript_path.is_empty() => Some(
+            crate::usage::Source::GeminiChat(payload.transcript_path.clone().into()),
+        ),
         Host::Codex => provenance::codex::rollout(
             &payload.transcript_path,
             &payload.session_id,

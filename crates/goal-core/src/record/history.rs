@@ -63,6 +63,9 @@ pub struct ToolEvent {
     pub files: Vec<String>,
 }
 
+/// How many created and changed files the history keeps.
+pub const MAX_WRITTEN: usize = 64;
+
 /// Tool history: a bounded window of recent calls plus counters that survive trimming.
 #[derive(Serialize, Deserialize, JsonSchema, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
@@ -109,6 +112,15 @@ pub struct ToolHistory {
     /// reading the result back.
     #[serde(default)]
     pub code_changes: u64,
+    /// Files the goal's calls created, other than documentation and the
+    /// outputs of runs (at most [`MAX_WRITTEN`]): a program among them must
+    /// use something else the goal changed to verify it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_files: Vec<String>,
+    /// Files other than documentation the goal's calls changed or created
+    /// (at most [`MAX_WRITTEN`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_files: Vec<String>,
     /// Documentation files the goal changed (at most a few).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub docs_changed: Vec<String>,

@@ -98,14 +98,41 @@ pub(super) fn is_key(key: &[u8]) -> bool {
         && CAMEL_KEY_NAMES
             .iter()
             .any(|n| key.len() > n.len() && key.ends_with(n.as_bytes()));
+    // Only the names that end with the key's last byte can end it.
+    let last = usize::from(key[key.len() - 1].to_ascii_lowercase() & 0x7f);
+    let any = |names: &[&[&str]], mut set: u32, nonempty: bool| {
+        while set != 0 {
+            let name = names[set.trailing_zeros() as usize];
+            if strip_name(key, name).is_some_and(|rest| is_prefix(rest, nonempty)) {
+                return true;
+            }
+            set &= set - 1;
+        }
+        false
+    };
     camel
-        || KEY_NAMES
-            .iter()
-            .any(|n| strip_name(key, n).is_some_and(|rest| is_prefix(rest, false)))
-        || WEAK_NAMES
-            .iter()
-            .any(|n| strip_name(key, n).is_some_and(|rest| is_prefix(rest, true)))
+        || any(KEY_NAMES, KEY_NAMES_BY_LAST[last], false)
+        || any(WEAK_NAMES, WEAK_NAMES_BY_LAST[last], true)
 }
+
+/// Per lower-case ASCII byte, the names (a bit per index into the list)
+/// whose last byte it is.
+const fn by_last_byte(names: &[&[&str]]) -> [u32; 128] {
+    assert!(names.len() <= 32, "a bit per name");
+    let mut table = [0u32; 128];
+    let mut i = 0;
+    while i < names.len() {
+        let words = names[i];
+        let word = words[words.len() - 1].as_bytes();
+        let last = word[word.len() - 1].to_ascii_lowercase();
+        table[(last & 0x7f) as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+}
+
+static KEY_NAMES_BY_LAST: [u32; 128] = by_last_byte(KEY_NAMES);
+static WEAK_NAMES_BY_LAST: [u32; 128] = by_last_byte(WEAK_NAMES);
 
 /// `key` without `name` at its end (ASCII case-insensitive; one `_` or `-`
 /// may stand between its words).
@@ -254,11 +281,17 @@ impl<'h> HandAssignment<'h> {
     }
 }
 
+/// Is `b` one of the few bytes of `set`? Compared in line: `contains`
+/// calls `memchr`, which costs more than the comparison on sets this small.
+fn in_set(set: &[u8], b: u8) -> bool {
+    set.iter().fold(false, |found, &s| found | (s == b))
+}
+
 /// The first offset from `at` whose byte is not in `set`.
 fn skip(bytes: &[u8], at: usize, set: &[u8]) -> usize {
     at + bytes[at.min(bytes.len())..]
         .iter()
-        .take_while(|b| set.contains(b))
+        .take_while(|&&b| in_set(set, b))
         .count()
 }
 
@@ -321,7 +354,7 @@ fn read_value(hay: &str, from: usize) -> Option<((&'static str, Part<'_>), usize
 fn skip_until(bytes: &[u8], at: usize, set: &[u8]) -> usize {
     at + bytes[at.min(bytes.len())..]
         .iter()
-        .take_while(|b| !set.contains(b))
+        .take_while(|&&b| !in_set(set, b))
         .count()
 }
 

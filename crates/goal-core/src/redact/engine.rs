@@ -27,6 +27,9 @@ use super::scan::{is_word_byte, Triggers};
 pub(super) struct Engine {
     pub(super) rules: Vec<Rule>,
     triggers: Triggers,
+    /// Per rule, its [`Start::Back`] class as a table (a key is walked back
+    /// over a byte at a time, on every assignment trigger).
+    back_classes: Vec<[bool; 256]>,
 }
 
 /// How far a window may reach back to include a long key.
@@ -58,7 +61,7 @@ pub(super) fn window_start(text: &str, at: usize, back: usize) -> usize {
 pub(super) fn candidates<'t>(
     text: &'t str,
     at: usize,
-    class: fn(u8) -> bool,
+    class: impl Fn(u8) -> bool,
     max: usize,
     lead: &[u8],
 ) -> impl Iterator<Item = usize> + 't {
@@ -68,7 +71,7 @@ pub(super) fn candidates<'t>(
     while first > limit && class(bytes[first - 1]) {
         first -= 1;
     }
-    if first > 0 && lead.contains(&bytes[first - 1]) {
+    if first > 0 && lead.iter().any(|&b| b == bytes[first - 1]) {
         first -= 1;
     }
     (first..=at).filter(move |&s| {
@@ -195,7 +198,20 @@ fn ceil_boundary(text: &str, mut i: usize) -> usize {
 impl Engine {
     pub(super) fn new(rules: Vec<Rule>) -> Engine {
         let triggers = Triggers::new(&rules);
-        Engine { rules, triggers }
+        let back_classes = rules
+            .iter()
+            .map(|rule| match rule.start {
+                Start::Back { class, .. } => {
+                    std::array::from_fn(|b| class(u8::try_from(b).expect("a byte")))
+                }
+                _ => [false; 256],
+            })
+            .collect();
+        Engine {
+            rules,
+            triggers,
+            back_classes,
+        }
     }
 
     /// Calls `found(at, rule)` for every trigger occurrence, in text order.
@@ -229,7 +245,10 @@ impl Engine {
     }
 
     /// Runs `rule` around its trigger at `at`; pushes the secret span of
-    /// the match found and moves `next_from` past it.
+    /// the match found and moves `next_from` past it. Out of line: the
+    /// scan's closer look, which calls it for a few of its positions, stays
+    /// small.
+    #[inline(never)]
     fn run_rule(
         &self,
         text: &str,
@@ -243,8 +262,9 @@ impl Engine {
             Start::AtTrigger => {
                 self.anchored(text, at, at, index, next_from, spans);
             }
-            Start::Back { class, max, lead } if rule.by_hand => {
-                for start in candidates(text, at, class, max, lead) {
+            Start::Back { max, lead, .. } if rule.by_hand => {
+                let class = &self.back_classes[index];
+                for start in candidates(text, at, |b| class[usize::from(b)], max, lead) {
                     if start >= *next_from {
                         if let Some(found) = HandAssignment::read(&text[start..]) {
                             *next_from = start + found.end().max(1);
@@ -262,8 +282,9 @@ impl Engine {
                     }
                 }
             }
-            Start::Back { class, max, lead } => {
-                for start in candidates(text, at, class, max, lead) {
+            Start::Back { max, lead, .. } => {
+                let class = &self.back_classes[index];
+                for start in candidates(text, at, |b| class[usize::from(b)], max, lead) {
                     if start >= *next_from
                         && self.anchored(text, start, at, index, next_from, spans)
                     {

@@ -480,7 +480,7 @@ pub(super) fn looks_like_code(v: &str, strict: bool) -> bool {
     // Generic type: `Option<String>`, `Vec<u8>`, `z.ZodOptional<...>`.
     let path_len = b
         .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || b"_.$".contains(c))
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(*c, b'_' | b'.' | b'$'))
         .count();
     path_len > 0 && b.get(path_len) == Some(&b'<')
 }
@@ -496,11 +496,11 @@ pub(super) fn is_identifier_path(v: &str) -> bool {
         let b = seg.as_bytes();
         let starts_ok = b
             .first()
-            .is_some_and(|c| c.is_ascii_alphabetic() || b"_$".contains(c));
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(*c, b'_' | b'$'));
         if !starts_ok
             || !b
                 .iter()
-                .all(|c| c.is_ascii_alphanumeric() || b"_$".contains(c))
+                .all(|c| c.is_ascii_alphanumeric() || matches!(*c, b'_' | b'$'))
         {
             return false;
         }

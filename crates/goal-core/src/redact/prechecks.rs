@@ -32,8 +32,9 @@ pub(super) fn bearer_value_follows(text: &[u8], at: usize) -> bool {
             .take_while(|b| matches!(b, b' ' | b'\t'))
             .count();
     text.get(from..from + BEARER_MIN_BYTES).is_some_and(|run| {
-        run.iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"._~+/-".contains(&b))
+        run.iter().all(|&b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'~' | b'+' | b'/' | b'-')
+        })
     })
 }
 
@@ -56,8 +57,25 @@ pub(super) fn header_value_follows(text: &[u8], at: usize) -> bool {
         return false;
     }
     let value = quote(blanks(op + 1));
-    text.get(value)
-        .is_some_and(|&b| !(b.is_ascii_whitespace() || b"\"'`,;\\()[]{}<>".contains(&b)))
+    text.get(value).is_some_and(|&b| {
+        !(b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'"' | b'\''
+                    | b'`'
+                    | b','
+                    | b';'
+                    | b'\\'
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'<'
+                    | b'>'
+            ))
+    })
 }
 
 /// How far before its name's ending a `--flag` may start.
@@ -115,8 +133,14 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
     let mut start = 0;
     while start <= CONTEXT_REACH && start + RUN <= text.len() {
         let last = start + RUN - 1;
-        if let Some(stop) = text[start..=last].iter().rposition(|b| !opaque(b)) {
-            start += stop + 1;
+        // From the end: the last byte that is not a value byte, if any.
+        let run: &[u8; RUN] = text[start..=last].try_into().expect("a run's bytes");
+        let mut stop = RUN;
+        while stop > 0 && OPAQUE_BYTE[usize::from(run[stop - 1])] {
+            stop -= 1;
+        }
+        if stop > 0 {
+            start += stop;
             continue;
         }
         let end = last
@@ -167,10 +191,30 @@ pub(super) fn url_password_follows(text: &[u8], at: usize) -> bool {
     let colon = user
         + text[user.min(text.len())..]
             .iter()
-            .take_while(|&&b| !(b.is_ascii_whitespace() || b"/?#@:[]\"'<>\x0b".contains(&b)))
+            .take_while(|&&b| {
+                !(b.is_ascii_whitespace()
+                    || matches!(
+                        b,
+                        b'/' | b'?'
+                            | b'#'
+                            | b'@'
+                            | b':'
+                            | b'['
+                            | b']'
+                            | b'"'
+                            | b'\''
+                            | b'<'
+                            | b'>'
+                            | b'\x0b'
+                    ))
+            })
             .count();
     text.get(colon) == Some(&b':')
-        && text
-            .get(colon + 1)
-            .is_some_and(|&b| !(b.is_ascii_whitespace() || b"?#@[]\"'<>\\\x0b".contains(&b)))
+        && text.get(colon + 1).is_some_and(|&b| {
+            !(b.is_ascii_whitespace()
+                || matches!(
+                    b,
+                    b'?' | b'#' | b'@' | b'[' | b']' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'\x0b'
+                ))
+        })
 }

@@ -273,12 +273,14 @@ proptest! {
         url in "[a-z][a-z+.]{0,3}://[a-z:@]{0,5}:[a-z0-9:/@#\\\\]{0,8}@[a-z.@]{0,4}",
         aws in "(?i:aws_?secret_?(access_?)?key)(\\\\?[\"'])?[ \t]{0,2}(:=|=>|=|:|==|=:)[ \t]{0,2}(\\\\?[\"'])?[A-Za-z0-9/+=]{27,33}[ \"a-z]?",
         auth in "(proxy-)?(?i:authorization)(\\\\?[\"'])?[ \t]{0,2}[:=][ \t]{0,2}(\\\\?[\"'])?((?i:bearer|basic|token|bot|digest|ntlm|apikey|sso-key|ssws)[ \t]{0,2})?[a-zA-Z0-9\"'`;:= \t]{0,12}",
+        context in "(?i:(aws[ _-]?)?secret([ _-]?access)?([ _-]?key)?|((access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)([ \t]{1,5}(?i:is|was|are|=|:|->|of|to|now|value|x)){0,4}[ \t]{0,5}[:=]{0,2}[ \t]{0,5}[\"'`]?[A-Za-z0-9/+_=~.:-]{15,26}[ .\"]?",
     ) {
         for (family, text) in [
             ("bearer-token", bearer),
             ("url-credentials", url),
             ("aws-secret-key", aws),
             ("authorization", auth),
+            ("secret", context),
         ] {
             if let Err(why) = located_groups_agree(family, &text) {
                 prop_assert!(false, "{}", why);
@@ -305,6 +307,19 @@ fn locators_choose_as_the_regex_does() {
         ("authorization", "Authorization: Basically".to_string()),
         ("url-credentials", "https://user:p@ss:w0rd@host".to_string()),
         ("url-credentials", "s3://:secret@bucket".to_string()),
+        // The context rule: a filler, an operator and a value byte may be
+        // the same `=` or `:`; a name may end early and leave its tail to
+        // the value.
+        ("secret", format!("token = = {key}")),
+        ("secret", format!("token ==:{key}")),
+        ("secret", format!("secret-key{key}")),
+        ("secret", format!("secret_access_key is to {key}")),
+        ("secret", format!("API key -> '{key}")),
+        ("secret", format!("credentials:\t `{key}")),
+        ("secret", format!("password is now here value {key}")),
+        ("secret", format!("token\t\t\t\t\tis {key}")),
+        ("secret", format!("bearer_token=.{key}")),
+        ("secret", format!("token {}", "a.".repeat(20))),
     ] {
         located_groups_agree(family, &text).unwrap();
     }

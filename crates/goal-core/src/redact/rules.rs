@@ -147,6 +147,7 @@ pub(super) fn table() -> Vec<Rule> {
         // (at most `prechecks::CONTEXT_REACH` bytes after it).
         Rule {
             precheck: Some(opaque_run_follows),
+            locate: Some(locate::context),
             ..rule(
             "secret",
             r#"(?i-u:(?:aws[ _-]?)?secret(?:[ _-]?access)?(?:[ _-]?key)?|(?:(?:access|refresh|auth|bearer|api|bot)[ _-]?)?token|api[ _-]?key|access[ _-]?key|private[ _-]?key|password|passphrase|credentials?)(?:[ \t]{1,4}(?i-u:is|was|are|=|:|->|of|for|to|now|here|value)){0,3}[ \t]{0,4}[:=]?[ \t]{0,4}["'`]?(?P<s>[A-Za-z0-9/+_=~-](?:\.?[A-Za-z0-9/+_=~-]){19,})"#

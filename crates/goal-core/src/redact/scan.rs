@@ -7,9 +7,12 @@
 //! bytes fall in (beside the bucket of the pair's own second byte). Common
 //! words start like a trigger and go on with a common letter (`tool`,
 //! `return`), where the trigger goes on with a rarer one (`token`,
-//! `refresh`): the buckets turn those away. Branch-free bit tests over
-//! eight positions at a time turn that into a mask of the few positions
-//! worth a closer look. There, the pair's third-byte set turns
+//! `refresh`): the buckets turn those away. The flags are laid out so that
+//! one AND of a position's pair with the next one (and of the pair before,
+//! for a word start) says whether a trigger may start there: eight
+//! positions at a time cost a few bit operations and one test, and the
+//! few positions worth a closer look are then taken in order. There, the
+//! pair's third-byte set turns
 //! most of them away with one test, and only the rest are compared with the
 //! literals that start with the pair, each literal once however many rules
 //! it triggers.
@@ -22,23 +25,24 @@
 
 use super::rules::{Rule, Then, Trigger};
 
-/// The pair can be a trigger's first two bytes...
-const PAIR_STARTS: u8 = 1;
-/// ... its second and third bytes (any pair whose first byte ends a
-/// trigger of two bytes)...
-const PAIR_CONTINUES: u8 = 2;
-/// ... every trigger it starts must start a word...
-const PAIR_WORD_ONLY: u8 = 4;
-/// ... its first byte is a word byte (so the pair at the position
-/// before tells whether a position can start a word)...
-const PAIR_FIRST_IS_WORD: u8 = 8;
-/// ... bits 4 and 5: the buckets (see [`Buckets`]) of the third bytes of
-/// the triggers it starts (both when one of them is the pair alone)...
-const PAIR_THIRDS_SHIFT: u8 = 4;
-/// ... and bits 6 and 7: the bucket of its second byte, one bit of two (so
-/// the pair after a position says which bucket that position's third byte
-/// is in).
-const PAIR_SECOND_SHIFT: u8 = 6;
+/// Bits 0 and 1 of a pair's flags: the buckets (see [`Buckets`]) of the
+/// third bytes of the triggers the pair starts (both when one of them is
+/// the pair alone; none when it starts no trigger)...
+const PAIR_THIRDS: u8 = 0b11;
+/// ... bits 2 and 3: when the pair can be a trigger's second and third
+/// bytes (any pair whose first byte ends a trigger of two bytes), the
+/// bucket of its second byte, one bit of two (so the pair after a position
+/// says which bucket that position's third byte is in; ANDed with the
+/// position's own bits 0 and 1 it says whether a trigger may start
+/// there)...
+const PAIR_NEXT_SHIFT: u8 = 2;
+/// ... bits 4 and 5 (both): every trigger it starts must start a word...
+const PAIR_WORD_ONLY: u8 = 0b11 << 4;
+/// ... bits 6 and 7 (both): its first byte is a word byte (so the pair at
+/// the position before tells whether a position can start a word). Each
+/// of these two is set twice so that one shift lines it up with bits 0
+/// and 1.
+const PAIR_FIRST_IS_WORD: u8 = 0b11 << 6;
 
 /// Each byte in one of two buckets, a letter in the same bucket as its
 /// other case: bucket 1 for the third bytes of triggers that are not among
@@ -240,13 +244,17 @@ pub(super) struct Triggers {
 
 impl Triggers {
     pub(super) fn new(rules: &[Rule]) -> Triggers {
-        let mut pairs = Box::new([0u8; 1 << 16]);
+        // What each pair can be, before the flags are laid out: it starts a
+        // trigger (bit 0), it continues one (bit 1).
+        const STARTS: u8 = 1;
+        const CONTINUES: u8 = 2;
+        let mut can = vec![0u8; 1 << 16];
         let mut slots = Box::new([0u8; 1 << 14]);
         // Built nested (pair, literal, uses), then laid out flat.
         let mut nested: Vec<PairLiterals> = Vec::new();
         // Pairs that start a trigger which may sit inside a word.
         let mut anywhere = vec![false; 1 << 16];
-        let mark = |pairs: &mut [u8; 1 << 16], first: u8, second: u8, bit: u8| {
+        let mark = |pairs: &mut [u8], first: u8, second: u8, bit: u8| {
             for a in [first, first.to_ascii_uppercase()] {
                 for b in [second, second.to_ascii_uppercase()] {
                     pairs[pair_index(a, b)] |= bit;
@@ -275,11 +283,10 @@ impl Triggers {
                     "{}: a word trigger starts with a word byte",
                     rule.family
                 );
-                mark(&mut pairs, bytes[0], bytes[1], PAIR_STARTS);
+                mark(&mut can, bytes[0], bytes[1], STARTS);
                 match bytes.get(2) {
-                    Some(&third) => mark(&mut pairs, bytes[1], third, PAIR_CONTINUES),
-                    None => (0..=u8::MAX)
-                        .for_each(|any| mark(&mut pairs, bytes[1], any, PAIR_CONTINUES)),
+                    Some(&third) => mark(&mut can, bytes[1], third, CONTINUES),
+                    None => (0..=u8::MAX).for_each(|any| mark(&mut can, bytes[1], any, CONTINUES)),
                 }
                 anywhere[pair_index(bytes[0], bytes[1])] |= !word_start;
                 let slot = slot_index(bytes[0], bytes[1]);
@@ -314,10 +321,11 @@ impl Triggers {
             }
         }
         let buckets = Buckets::new(&thirds);
+        let mut pairs = Box::new([0u8; 1 << 16]);
         for (index, flags) in pairs.iter_mut().enumerate() {
             let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
             let (low_first, low_second) = (first.to_ascii_lowercase(), second.to_ascii_lowercase());
-            if *flags & PAIR_STARTS != 0 {
+            if can[index] & STARTS != 0 {
                 if !anywhere[pair_index(low_first, low_second)] {
                     *flags |= PAIR_WORD_ONLY;
                 }
@@ -330,12 +338,14 @@ impl Triggers {
                         .filter(|&b| third[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
                         .fold(0, |set, b| set | buckets.bit(b))
                 };
-                *flags |= set << PAIR_THIRDS_SHIFT;
+                *flags |= set & PAIR_THIRDS;
+            }
+            if can[index] & CONTINUES != 0 {
+                *flags |= buckets.bit(second) << PAIR_NEXT_SHIFT;
             }
             if is_word_byte(first) {
                 *flags |= PAIR_FIRST_IS_WORD;
             }
-            *flags |= buckets.bit(second) << PAIR_SECOND_SHIFT;
         }
         let (mut groups, mut flat, mut uses) = (Vec::new(), Vec::new(), Vec::new());
         let short = |n: usize| u16::try_from(n).expect("few triggers");
@@ -382,35 +392,41 @@ impl Triggers {
             // As an array, so that no index into it needs a bounds check.
             let chunk: &[u8; CHUNK + 3] =
                 bytes[at - 1..at + CHUNK + 2].try_into().expect("in bounds");
-            for (k, f) in flags.iter_mut().enumerate() {
+            let flag = |k: usize| {
                 let pair: [u8; 2] = chunk[k..k + 2].try_into().expect("2 bytes");
-                *f = pairs[usize::from(u16::from_le_bytes(pair))];
+                pairs[usize::from(u16::from_le_bytes(pair))]
+            };
+            // Eight at a time, so that the loop's own count is paid once
+            // per eight lookups.
+            for (group, eight) in flags[..CHUNK].chunks_exact_mut(8).enumerate() {
+                for (k, f) in eight.iter_mut().enumerate() {
+                    *f = flag(group * 8 + k);
+                }
             }
-            let mut mask = 0u64;
+            flags[CHUNK] = flag(CHUNK);
+            flags[CHUNK + 1] = flag(CHUNK + 1);
             for group in 0..CHUNK / 8 {
                 let word = |offset: usize| {
                     let from = group * 8 + offset;
                     u64::from_le_bytes(flags[from..from + 8].try_into().expect("8 bytes"))
                 };
                 let (before, here, next) = (word(0), word(1), word(2));
-                // Per byte (a right shift keeps each flag in its byte):
-                // starts, the next pair continues, the third byte's bucket
-                // (from the next pair) is one of this pair's, and not
-                // (word-only and inside a word).
-                let inside_word = (here >> 2) & (before >> 3);
-                let buckets = (here >> PAIR_THIRDS_SHIFT) & (next >> PAIR_SECOND_SHIFT);
-                let hits = here
-                    & (next >> 1)
-                    & (buckets | buckets >> 1)
-                    & !inside_word
-                    & 0x0101_0101_0101_0101;
-                // Gathers bit 0 of each byte into one byte, in order.
-                mask |= (hits.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (group * 8);
-            }
-            while mask != 0 {
-                let bit = mask.trailing_zeros() as usize;
-                self.check(bytes, at + bit, &mut found);
-                mask &= mask - 1;
+                // Per byte (a right shift keeps bits 0 and 1 of each byte
+                // from that byte): a trigger may start here with a third
+                // byte of its buckets, and not (word-only and inside a
+                // word).
+                let inside_word = (here >> 4) & (before >> 6);
+                let hits = here & (next >> PAIR_NEXT_SHIFT) & !inside_word & 0x0303_0303_0303_0303;
+                if hits == 0 {
+                    continue;
+                }
+                // One bit per position worth a closer look, in order.
+                let mut hits = (hits | hits >> 1) & 0x0101_0101_0101_0101;
+                while hits != 0 {
+                    let byte = hits.trailing_zeros() as usize / 8;
+                    self.check(bytes, at + group * 8 + byte, &mut found);
+                    hits &= hits - 1;
+                }
             }
             at += CHUNK;
         }
