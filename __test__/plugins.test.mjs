@@ -193,6 +193,8 @@ describe('plugin hook commands', () => {
     const interrupt = { ...payload, hook_event_name: 'Interrupt' }
     delete interrupt.prompt
     assert.deepEqual(runCommand(hooks.Interrupt[0].hooks[0].command, interrupt, env, 'codex').out, {})
+  })
+
   test("Gemini CLI: /goal X through the extension's BeforeAgent opens a draft; AfterAgent denies the stop", () => {
     const cwd = path.join(base, 'proj')
     fs.mkdirSync(cwd, { recursive: true })

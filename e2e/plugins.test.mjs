@@ -465,6 +465,8 @@ describe('Goal System as a Codex CLI plugin', { skip: skipReason('codex') }, () 
     assert.ok(done.toolHistory.verifications >= 1, JSON.stringify(done.toolHistory))
     assert.equal(greetingOutput(cwd), 'hello\nhello\n')
   })
+})
+
 describe('Goal System as a Gemini CLI extension', { skip: skipReason('gemini') }, () => {
   const extension = path.join(REPO_DIR, 'plugins', 'gemini', 'goal-system')
   /** Gemini CLI offers an MCP tool as mcp_<server>_<tool>; the extension's server is `goal-system`. */
