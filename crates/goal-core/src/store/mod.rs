@@ -75,6 +75,7 @@ pub mod logs;
 mod outside;
 pub mod paths;
 mod side;
+mod slots;
 
 pub use compact::Compact;
 pub use config::{home_dir, StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
@@ -93,8 +94,8 @@ use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::Goal;
 use copies::{newest, newest_by_id, sorted_newest_first, to_bytes, Copy};
 use files::{
-    ensure_dir, io_err, is_temp_name, stage, stage_lazy, sweep_dir, sync_dirs, sync_path,
-    write_atomic, Staged,
+    ensure_dir, io_err, is_temp_name, stage_lazy, sweep_dir, sync_dirs, sync_path, write_atomic,
+    Staged,
 };
 use paths::{archive_name, SESSION_LOCAL_NAME};
 use std::collections::BTreeSet;
@@ -346,10 +347,10 @@ impl Store {
         let cwd_name = format!("{}--{session_id}.json", cwd_hash(&goal.cwd));
         let session_dir = self.by_session_dir();
 
-        // The secondary copies first, without fsync (see the module docs);
-        // then the by-session copy, durably. A name new in its folder is made
-        // durable with its data: a lost name cannot be rebuilt from a copy
-        // the reader does not know of.
+        // The three copies first, without fsync (see the module docs); then
+        // the slot, durably. A name new in its folder is made durable with
+        // its data: a lost name cannot be rebuilt from a copy the reader
+        // does not know of.
         let commit = |staged: Result<Staged>| -> Result<(PathBuf, bool)> {
             let staged = staged?;
             let path = staged.target().to_path_buf();
@@ -362,19 +363,19 @@ impl Store {
         let local = commit(self.stage_session_local(session_id, &bytes));
         let by_session = commit(
             ensure_dir(&session_dir, true)
-                .and_then(|()| stage(&session_dir, &format!("{session_id}.json"), &bytes)),
+                .and_then(|()| stage_lazy(&session_dir, &format!("{session_id}.json"), &bytes)),
         );
+        let slot = self.write_slot(session_id, copies, &bytes);
 
         let mut must_sync: Vec<PathBuf> = Vec::new();
         let mut failures = Vec::new();
         let folder = |path: &Path| path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for (what, result, primary) in [
-            ("by-session copy", &by_session, true),
-            ("by-cwd-session copy", &by_cwd, false),
-            ("session-local copy", &local, false),
+        for (what, result) in [
+            ("by-session copy", &by_session),
+            ("by-cwd-session copy", &by_cwd),
+            ("session-local copy", &local),
         ] {
             match result {
-                Ok((path, _)) if primary => must_sync.push(folder(path)),
                 Ok((path, true)) => match sync_path(path) {
                     Ok(()) => must_sync.push(folder(path)),
                     Err(e) => failures.push(format!("{what} not made durable: {}", e.message)),
@@ -383,16 +384,19 @@ impl Store {
                 Err(e) => failures.push(format!("{what} not written: {}", e.message)),
             }
         }
-        match (&by_session, &by_cwd) {
-            (Err(e), Err(_)) => return Err(e.clone()),
-            // The by-cwd copy carries the update alone: make it durable.
-            (Err(_), Ok((path, created))) => {
-                if !created {
-                    sync_path(path)?;
-                }
-                must_sync.push(folder(path));
+        if let Err(e) = slot {
+            // A root copy carries the update alone: make it durable by rename.
+            let Some((path, created)) = [&by_session, &by_cwd]
+                .into_iter()
+                .find_map(|r| r.as_ref().ok())
+            else {
+                return Err(e);
+            };
+            if !created {
+                sync_path(path)?;
             }
-            _ => {}
+            must_sync.push(folder(path));
+            failures.push(format!("durable slot not written: {}", e.message));
         }
         warnings.extend(failures);
 
@@ -483,9 +487,10 @@ impl Store {
                 continue;
             }
             // The by-cwd copy is written without fsync: after a power loss
-            // it may be older than the session's durable by-session copy,
-            // so that one is read too (the newest of a goal wins below).
-            for path in [entry.path(), self.by_session_path(session)] {
+            // it may be older than the session's durable slots, so they are
+            // read too (the newest of a goal wins below).
+            let [slot0, slot1] = self.slot_paths(session);
+            for path in [entry.path(), self.by_session_path(session), slot0, slot1] {
                 if let Some(copy) = self.read_copy(
                     &path,
                     Some(session),
@@ -534,7 +539,7 @@ impl Store {
         // Tampered copies are skipped here; the locked reads set them aside.
         let (key, mut seen) = (self.read_key(), Vec::new());
         let mut copies = Vec::new();
-        for dir in [self.by_session_dir(), self.archive_dir()] {
+        for dir in [self.by_session_dir(), self.slots_dir(), self.archive_dir()] {
             let entries = match fs::read_dir(&dir) {
                 Ok(entries) => entries,
                 Err(e) if e.kind() == ErrorKind::NotFound => continue,
@@ -543,7 +548,8 @@ impl Store {
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else { continue };
-                if name.starts_with('.') || !name.ends_with(".json") {
+                // The slots: after a power loss the by-session copy may be older.
+                if name.starts_with('.') || !(name.ends_with(".json") || name.ends_with(".slot")) {
                     continue;
                 }
                 if let Some(copy) = self.read_copy(
@@ -611,6 +617,7 @@ impl Store {
         for dir in [
             self.by_session_dir(),
             self.by_cwd_dir(),
+            self.slots_dir(),
             self.archive_dir(),
             self.compact_dir(),
         ] {
