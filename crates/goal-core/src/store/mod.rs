@@ -11,42 +11,48 @@
 //! <root>/archive/<goal-id>.json                    replaced or superseded goals
 //! <root>/audit.log (+ audit.log.1)                 one JSON line per event
 //! <root>/faults.log (+ faults.log.1)               internal errors hit by hooks
+//! <root>/slots/<session>.0.slot, .1.slot           the durable copy (two slots in turn)
 //! <root>/locks/<session>.lock                      the session's cross-process lock
 //! ```
 //!
 //! By concern: [`config`] (folders, limits), [`paths`] (names and places),
 //! [`files`] (atomic writes, modes, no symlinks, quarantine, sweeping),
 //! [`lock`] (per-session lock), `copies` (reading and ordering copies),
+//! `slots` (the durable copy, rewritten in place),
 //! [`logs`] (audit and fault logs), [`compact`] (compact snapshots).
 //!
 //! Durability: every state file is written to a temporary file in its
 //! folder (`.<name>.tmp-<pid>-<n>`, a name that never ends in `.json`, so it
 //! is never taken for a state file) and renamed over the target, so a reader,
 //! and a process killed at any point, sees a complete old or a complete new
-//! version, never a torn one. What the fsyncs add is survival of a power loss
-//! (or an OS crash), and only the by-session copy needs it:
+//! version, never a torn one. What the flushes add is survival of a power
+//! loss (or an OS crash), and one flush per update gives it:
 //!
-//! - The by-session copy is the durable one: its temp file is fsynced before
-//!   the rename and its folder after it (2 fsyncs). Every lookup reads it,
-//!   once the hook has answered, the update survives a power loss.
-//! - The session-local and by-cwd-session copies are written the same way
-//!   without fsync. After a power loss each is the old version, the new one,
-//!   or torn (its name renamed onto data that never reached the disk). The
-//!   old one loses to the newer by-session copy, since reads take the newest
-//!   copy (and `goals_in_cwd` reads each session's by-session copy beside its
-//!   by-cwd one). A torn one does not parse (its end is missing or zeros):
-//!   it is moved aside under the lock with a warning, and the next write puts
-//!   a complete copy back (were one to parse, its seal would not verify: set
-//!   aside as tampered, the newest valid copy standing in). Nothing is lost
-//!   that the by-session copy does not hold.
-//! - A name new in its folder (a session's first write, a new directory) is
-//!   the exception: a name that vanished could not be found again from the
-//!   other copies, so that copy and its folder are fsynced (once per session
-//!   and directory). When the by-session copy cannot be written, the by-cwd
-//!   copy carries the update alone and is made durable the same way.
+//! - The session's two slots ([`slots`], `<root>/slots/<session>.{0,1}.slot`)
+//!   are the durable copy: each update rewrites the slot that does not hold
+//!   the newest valid copy in place and `fdatasync`s it (1 flush, no rename,
+//!   no folder flush). A slot is framed with its length and checksum, so a
+//!   torn one is no copy and the other slot holds the update before. Once
+//!   the hook has answered, the update survives a power loss.
+//! - The three copies (by-session, session-local, by-cwd-session) are renamed
+//!   into place without fsync. After a power loss each is the old version,
+//!   the new one, or torn (its name renamed onto data that never reached the
+//!   disk). The old one loses to the newer slot, since reads take the newest
+//!   copy (every read of a session's goal reads its slots too). A torn one
+//!   does not parse (its end is missing or zeros): it is moved aside under
+//!   the lock with a warning, and the next write puts a complete copy back
+//!   (were one to parse, its seal would not verify: set aside as tampered,
+//!   the newest valid copy standing in). Nothing is lost that the slots do
+//!   not hold.
+//! - A name new in its folder (a session's first write, a new directory, a
+//!   missing slot) is the exception: a name that vanished could not be found
+//!   again from the other copies, so that file and its folder are fsynced
+//!   (once per session and directory). When no slot can be written, the
+//!   by-session (else the by-cwd) copy carries the update alone and is made
+//!   durable by fsyncing it and its folder.
 //!
-//! That is 2 fsyncs per update (3 with a journaled transition), down from 4
-//! (three staged copies and the by-session folder) and 6 before that.
+//! That is 1 flush and 3 renames per update (2 flushes with a journaled
+//! transition), down from 2 fsyncs (temp file and folder) and 6 before that.
 //! Folders are 0700 and files 0600.
 //!
 //! Symbolic links are never followed: a link in place of a state file is
