@@ -129,7 +129,7 @@ impl Store {
                 ino,
                 dev,
                 mtime_ns,
-            } if slots::is_slot(path) => match slots::unframe(&bytes) {
+            } if slots::is_slot(path) => match slots::current(path, &bytes) {
                 Some(body) => Found::Data {
                     bytes: body.to_vec(),
                     ino,

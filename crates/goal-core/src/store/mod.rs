@@ -371,7 +371,7 @@ impl Store {
             ensure_dir(&session_dir, true)
                 .and_then(|()| stage_lazy(&session_dir, &format!("{session_id}.json"), &bytes)),
         );
-        let slot = self.write_slot(session_id, copies, &bytes);
+        let slot = self.write_slot(session_id, &bytes);
 
         let mut must_sync: Vec<PathBuf> = Vec::new();
         let mut failures = Vec::new();

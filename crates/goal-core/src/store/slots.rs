@@ -7,15 +7,18 @@
 //! `fdatasync`: its blocks are already allocated, so usually no metadata
 //! has to reach the disk with it. What makes that safe:
 //!
-//! - Each slot is framed: a header with the length and SHA-256 of the goal's
-//!   bytes, then the bytes (the sealed goal, as in every copy), then padding
-//!   to a whole number of 4 KB pages, so the file's size seldom changes. A
-//!   slot cut short by a SIGKILL or a power loss, or read by a reader without
-//!   the lock while it is being written, fails its checksum: it is no copy,
-//!   silently (never set aside as corrupt, never taken for tampered).
-//! - A write goes to the slot that does not hold the newest valid copy, so
-//!   the other one still holds the last acknowledged update while it is
-//!   written. Newest valid wins, among the slots and the other copies.
+//! - Each slot is framed: a header with the goal's length, a write number
+//!   and a SHA-256 of the number and the bytes, then the bytes (the sealed goal, as in every
+//!   copy), then padding to a whole number of 4 KB pages, so the file's size
+//!   seldom changes. A slot cut short by a SIGKILL or a power loss, or read
+//!   by a reader without the lock while it is being written, fails its
+//!   digest: it is no copy, silently (never set aside as corrupt, never
+//!   taken for tampered).
+//! - A write goes to the slot that does not hold the later whole write, and
+//!   is numbered one past it, so the other slot still holds the last
+//!   acknowledged update while it is written. The two slots are one copy:
+//!   the later whole write is it, the earlier one stands in only while the
+//!   later one is torn. Newest valid wins between it and the other copies.
 //! - A writer killed after writing a slot but before its flush leaves data
 //!   that every reader sees but that a power loss could still take back;
 //!   overwriting the other slot then could lose the last acknowledged update.
@@ -26,8 +29,9 @@
 //!   tampered) or is not a regular file is created by rename, its data and
 //!   its folder flushed, like any new name in the store.
 
-use super::copies::Copy;
-use super::files::{ensure_dir, fsync_dir, identity, io_err, stage, sync_data};
+use super::files::{
+    ensure_dir, fsync_dir, identity, io_err, read_state_file, stage, sync_data, Found,
+};
 use super::Store;
 use crate::error::Result;
 use sha2::{Digest, Sha256};
@@ -36,45 +40,84 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8] = b"GOALSLOT1 ";
-/// `GOALSLOT1 <10-digit length> <64 hex digits of SHA-256>\n`.
-const HEADER_LEN: usize = MAGIC.len() + 10 + 1 + 64 + 1;
+/// `GOALSLOT1 <10-digit length> <20-digit sequence> <64 hex digits>\n`: the
+/// digest is SHA-256 of the sequence (8 bytes, little-endian) and the bytes.
+const HEADER_LEN: usize = MAGIC.len() + 11 + 21 + 65;
 const PAGE: usize = 4096;
 const SUFFIXES: [&str; 2] = [".0.slot", ".1.slot"];
 /// The lock file's first byte while a slot is being written.
 const WRITING: u8 = b'w';
 const IDLE: u8 = b'-';
 
-/// `bytes` framed for a slot: header, bytes, zero padding to whole pages.
-pub(super) fn frame(bytes: &[u8]) -> Vec<u8> {
-    let digest = Sha256::digest(bytes);
+fn digest(seq: u64, bytes: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(seq.to_le_bytes());
+    hasher.update(bytes);
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `bytes` framed for a slot as write number `seq`: header, bytes, zero
+/// padding to whole pages.
+pub(super) fn frame(seq: u64, bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity((HEADER_LEN + bytes.len()).next_multiple_of(PAGE));
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(format!("{:010} ", bytes.len()).as_bytes());
-    for b in digest {
-        out.extend_from_slice(format!("{b:02x}").as_bytes());
-    }
-    out.push(b'\n');
+    let header = format!("{:010} {seq:020} {}\n", bytes.len(), digest(seq, bytes));
+    out.extend_from_slice(header.as_bytes());
+    debug_assert_eq!(out.len(), HEADER_LEN);
     out.extend_from_slice(bytes);
     out.resize(out.len().next_multiple_of(PAGE), 0);
     out
 }
 
-/// The bytes a slot frames, if its header is whole and its checksum holds.
-pub(super) fn unframe(slot: &[u8]) -> Option<&[u8]> {
-    let header = slot.get(..HEADER_LEN)?;
-    let rest = header.strip_prefix(MAGIC)?;
-    let len: usize = std::str::from_utf8(rest.get(..10)?).ok()?.parse().ok()?;
-    let hex = rest.get(11..75)?;
-    if rest[10] != b' ' || rest[75] != b'\n' {
+/// The write number and the bytes a slot frames, if its header is whole
+/// and its digest holds.
+pub(super) fn unframe(slot: &[u8]) -> Option<(u64, &[u8])> {
+    let rest = slot.get(..HEADER_LEN)?.strip_prefix(MAGIC)?;
+    let text = std::str::from_utf8(rest).ok()?;
+    let (len, seq, hex) = (text.get(..10)?, text.get(11..31)?, text.get(32..96)?);
+    if &rest[10..11] != b" " || &rest[31..32] != b" " || &rest[96..] != b"\n" {
         return None;
     }
+    let (len, seq): (usize, u64) = (len.parse().ok()?, seq.parse().ok()?);
     let body = slot.get(HEADER_LEN..HEADER_LEN.checked_add(len)?)?;
-    let digest = Sha256::digest(body);
-    let matches = digest
-        .iter()
-        .zip(hex.chunks(2))
-        .all(|(b, h)| format!("{b:02x}").as_bytes() == h);
-    matches.then_some(body)
+    (digest(seq, body) == hex).then_some((seq, body))
+}
+
+/// The write number of the slot at `path`, if it holds a whole frame.
+fn seq_at(path: &Path) -> Option<u64> {
+    match read_state_file(path) {
+        Found::Data { bytes, .. } => unframe(&bytes).map(|(seq, _)| seq),
+        _ => None,
+    }
+}
+
+/// The goal bytes of the slot at `path` read as `bytes`: `None` when it is
+/// torn (cut short by a kill or a power loss, or being written now for a
+/// reader without the lock), and when the other slot holds a later whole
+/// write. The two slots are one copy: the later one is it, and the earlier
+/// one only stands in while the later one is torn (a goal written back to
+/// an earlier version, as a refused command's rollback does, must not lose
+/// to the version it undid).
+pub(super) fn current<'a>(path: &Path, bytes: &'a [u8]) -> Option<&'a [u8]> {
+    let (seq, body) = unframe(bytes)?;
+    let other = sibling(path)?;
+    match seq_at(&other) {
+        Some(later) if later > seq => None,
+        _ => Some(body),
+    }
+}
+
+fn sibling(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let (stem, other) = match name {
+        n if n.ends_with(SUFFIXES[0]) => (n.strip_suffix(SUFFIXES[0])?, SUFFIXES[1]),
+        n => (n.strip_suffix(SUFFIXES[1])?, SUFFIXES[0]),
+    };
+    Some(path.with_file_name(format!("{stem}{other}")))
 }
 
 /// Whether `path` names a slot file (in the slots folder of some root).
@@ -99,9 +142,9 @@ impl Store {
     }
 
     /// Write `bytes` durably to the session's slot that does not hold its
-    /// newest valid copy (`copies` as read under the lock). Returns once it
-    /// is flushed.
-    pub(super) fn write_slot(&self, session_id: &str, copies: &[Copy], bytes: &[u8]) -> Result<()> {
+    /// latest whole write (a torn or missing one first), numbered one past
+    /// it. Returns once it is flushed. Under the session's lock.
+    pub(super) fn write_slot(&self, session_id: &str, bytes: &[u8]) -> Result<()> {
         let dir = self.slots_dir();
         ensure_dir(&dir, true)?;
         let paths = self.slot_paths(session_id);
@@ -117,8 +160,15 @@ impl Store {
             }
             fsync_dir(&dir)?;
         }
-        let path = &paths[target(copies, &paths)];
-        let framed = frame(bytes);
+        let (index, seq) = match paths.clone().map(|p| seq_at(&p)) {
+            [None, None] => (0, 1),
+            [None, Some(s)] => (0, s + 1),
+            [Some(s), None] => (1, s + 1),
+            [Some(a), Some(b)] if a < b => (0, b + 1),
+            [Some(a), Some(_)] => (1, a + 1),
+        };
+        let path = &paths[index];
+        let framed = frame(seq, bytes);
         set_mark(&mark, WRITING)
             .map_err(|e| io_err(format!("cannot mark {}", mark.display()), e))?;
         match open_in_place(path) {
@@ -140,17 +190,6 @@ impl Store {
         // Flushed: a later writer need not flush it again.
         let _ = set_mark(&mark, IDLE);
         Ok(())
-    }
-}
-
-/// Which slot to write: a missing or invalid one, else the older.
-fn target(copies: &[Copy], paths: &[PathBuf; 2]) -> usize {
-    let key = |path: &PathBuf| copies.iter().find(|c| &c.path == path).map(Copy::key);
-    match (key(&paths[0]), key(&paths[1])) {
-        (None, _) => 0,
-        (_, None) => 1,
-        (Some(a), Some(b)) if a <= b => 0,
-        _ => 1,
     }
 }
 
@@ -186,9 +225,9 @@ mod tests {
     #[test]
     fn a_frame_reads_back_and_any_cut_or_flip_does_not() {
         let body = br#"{"id":"goal-1","text":"some goal"}"#;
-        let framed = frame(body);
+        let framed = frame(7, body);
         assert_eq!(framed.len() % PAGE, 0);
-        assert_eq!(unframe(&framed), Some(&body[..]));
+        assert_eq!(unframe(&framed), Some((7, &body[..])));
         for cut in [
             0,
             1,
@@ -198,15 +237,16 @@ mod tests {
         ] {
             assert_eq!(unframe(&framed[..cut]), None, "cut at {cut}");
         }
-        for at in [0, 12, HEADER_LEN - 2, HEADER_LEN, HEADER_LEN + 5] {
+        // The length, the sequence, the digest, the body.
+        for at in [0, 12, 40, HEADER_LEN - 2, HEADER_LEN, HEADER_LEN + 5] {
             let mut flipped = framed.clone();
             flipped[at] ^= 1;
             assert_eq!(unframe(&flipped), None, "flip at {at}");
         }
         // Old bytes after a shorter new frame are not read.
-        let mut longer = frame(&[b'x'; 5000]);
+        let mut longer = frame(9, &[b'x'; 5000]);
         longer[..framed.len()].copy_from_slice(&framed);
-        assert_eq!(unframe(&longer), Some(&body[..]));
+        assert_eq!(unframe(&longer), Some((7, &body[..])));
     }
 
     #[test]
@@ -244,7 +284,9 @@ mod crash_tests {
 
     fn slot_count(path: &Path) -> Option<u64> {
         let bytes = fs::read(path).ok()?;
-        Goal::from_stored(unframe(&bytes)?).ok().map(|g| count(&g))
+        Goal::from_stored(unframe(&bytes)?.1)
+            .ok()
+            .map(|g| count(&g))
     }
 
     /// A crash at each point of a slot write, with a power loss that took
@@ -279,7 +321,7 @@ mod crash_tests {
         bump(&store); // count 3, into slot 1 (the older)
         let new1 = fs::read(&slot1).unwrap();
         assert_eq!(slot_count(&slot1), Some(3));
-        let body_end = HEADER_LEN + unframe(&new1).unwrap().len();
+        let body_end = HEADER_LEN + unframe(&new1).unwrap().1.len();
         let mut cuts = vec![
             0,
             1,
@@ -332,6 +374,45 @@ mod crash_tests {
                 );
             }
         }
+        let _ = fs::remove_dir_all(&base);
+    }
+    /// A goal written back to an earlier version (a refused command's
+    /// rollback keeps the older `updatedAt`) is what the store reads next,
+    /// not the later version still in the other slot.
+    #[test]
+    fn the_later_slot_is_the_copy_even_when_its_goal_looks_older() {
+        let base = std::env::temp_dir().join(format!("goal-slots-back-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        let store = Store::new(StoreConfig::new(base.join("s"), base.join("s/goal-system")));
+        let at = |n: u64, day: &str| {
+            let mut g = Goal::new(
+                "goal-b".into(),
+                "s1".into(),
+                CWD.into(),
+                format!("count {n}"),
+                Status::Active,
+                format!("2026-01-{day}T00:00:00.000Z"),
+            );
+            g.updated_at = format!("2026-01-{day}T00:00:00.000Z");
+            g
+        };
+        store.save(&at(1, "02")).unwrap();
+        store.save(&at(2, "03")).unwrap();
+        store.save(&at(3, "01")).unwrap();
+        let [slot0, slot1] = store.slot_paths("s1");
+        assert_eq!((slot_count(&slot0), slot_count(&slot1)), (Some(3), Some(2)));
+        let loaded = store.load("s1", Some(CWD)).unwrap();
+        assert_eq!(count(&loaded.goal.unwrap()), 3, "{:?}", loaded.warnings);
+        assert_eq!(store.peek_session("s1").map(|g| count(&g)), Some(3));
+        assert_eq!(
+            store
+                .list_all()
+                .unwrap()
+                .iter()
+                .map(count)
+                .collect::<Vec<_>>(),
+            [3]
+        );
         let _ = fs::remove_dir_all(&base);
     }
 }
