@@ -63,10 +63,11 @@ fn a_durable_update_costs_one_flush_and_three_renames() {
         assert_eq!((update.fsyncs, update.renames), (1, 3), "{update:?}");
     }
 
-    // A writer killed between its slot write and its flush left the lock
-    // file marked: the next update flushes both slots and their folder first,
-    // then clears the mark.
-    let lock = store.lock_path("s1");
+    // A writer killed between its slot write and its flush left the
+    // session's mark set: the next update flushes both slots and their
+    // folder first, then clears the mark.
+    let lock = store.mark_path("s1");
+    assert_eq!(fs::read(&lock).unwrap(), b"-");
     fs::write(&lock, b"w").unwrap();
     let after_kill = step("after a kill");
     assert_eq!(

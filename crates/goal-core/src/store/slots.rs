@@ -22,15 +22,17 @@
 //! - A writer killed after writing a slot but before its flush leaves data
 //!   that every reader sees but that a power loss could still take back;
 //!   overwriting the other slot then could lose the last acknowledged update.
-//!   So the writer marks the session's lock file (one byte, no flush) before
+//!   So the writer marks `locks/<session>.mark` (one byte, no flush) before
 //!   it writes and clears the mark after the flush: the next writer that
-//!   finds the mark flushes both slots and their folder first.
+//!   finds the mark flushes both slots and their folder first. (Not the lock
+//!   file itself: on Windows its lock also bars writes through another handle.)
 //! - A slot that is missing (a session's first update, or set aside as
 //!   tampered) or is not a regular file is created by rename, its data and
 //!   its folder flushed, like any new name in the store.
 
 use super::files::{
-    ensure_dir, fsync_dir, identity, io_err, read_state_file, stage, sync_data, Found,
+    ensure_dir, fsync_dir, identity, io_err, private_file_options, read_state_file, stage,
+    sync_data, Found,
 };
 use super::Store;
 use crate::error::Result;
@@ -45,7 +47,7 @@ const MAGIC: &[u8] = b"GOALSLOT1 ";
 const HEADER_LEN: usize = MAGIC.len() + 11 + 21 + 65;
 const PAGE: usize = 4096;
 const SUFFIXES: [&str; 2] = [".0.slot", ".1.slot"];
-/// The lock file's first byte while a slot is being written.
+/// The mark file's byte while a slot is being written.
 const WRITING: u8 = b'w';
 const IDLE: u8 = b'-';
 
@@ -136,6 +138,11 @@ impl Store {
         self.config.root.join("slots")
     }
 
+    /// `<root>/locks/<session>.mark`: set while a slot is written (session id assumed valid).
+    pub fn mark_path(&self, session_id: &str) -> PathBuf {
+        self.locks_dir().join(format!("{session_id}.mark"))
+    }
+
     /// `<root>/slots/<session>.0.slot` and `.1.slot` (session id assumed valid).
     pub fn slot_paths(&self, session_id: &str) -> [PathBuf; 2] {
         SUFFIXES.map(|s| self.slots_dir().join(format!("{session_id}{s}")))
@@ -148,7 +155,7 @@ impl Store {
         let dir = self.slots_dir();
         ensure_dir(&dir, true)?;
         let paths = self.slot_paths(session_id);
-        let mark = self.lock_path(session_id);
+        let mark = self.mark_path(session_id);
         if read_mark(&mark) == Some(WRITING) {
             // A writer died between its write and its flush: make what it
             // left durable before the other slot is overwritten.
@@ -205,16 +212,24 @@ fn open_in_place(path: &Path) -> Option<File> {
     (identity(&opened) == identity(&before)).then_some(file)
 }
 
-fn read_mark(lock: &Path) -> Option<u8> {
+fn read_mark(path: &Path) -> Option<u8> {
     let mut byte = [0u8; 1];
-    let mut file = File::open(lock).ok()?;
+    let mut file = File::open(path).ok()?;
     (file.read(&mut byte).ok()? == 1).then_some(byte[0])
 }
 
 /// The mark is never flushed: it only has to outlive a killed process (the
 /// page cache does); after a power loss, an unflushed slot is gone with it.
-fn set_mark(lock: &Path, mark: u8) -> std::io::Result<()> {
-    let mut file = OpenOptions::new().write(true).open(lock)?;
+fn set_mark(path: &Path, mark: u8) -> std::io::Result<()> {
+    // Never through a link planted in its place.
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut file = private_file_options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
     file.write_all(&[mark])
 }
 
