@@ -307,11 +307,13 @@ describe('install', () => {
     ]) {
       const [entry, ...more] = hooks.hooks[event]
       assert.equal(more.length, 0)
-      // The seed's hooks/goal-context.sh, told where the native hook is (it falls
-      // back to Node, then an allow); an allow when the script cannot run.
+      // The native hook first; when it cannot answer, the seed's
+      // hooks/goal-context.sh, told where the native hook is (it falls back to
+      // Node, then an allow); an allow when the script cannot run.
       assert.equal(
         entry.bash,
-        `GOAL_SYSTEM_HOOK="${hook}" sh "${path.join(pkg, 'hooks', 'goal-context.sh')}" ${event} || echo '{}'`,
+        `o=$("${hook}" --host copilot-cli ${event}) && printf '%s\\n' "$o"` +
+          ` || GOAL_SYSTEM_HOOK="${hook}" sh "${path.join(pkg, 'hooks', 'goal-context.sh')}" ${event} || echo '{}'`,
       )
       assert.ok(entry.powershell.includes(`& '${hook}' --host copilot-cli ${event}`), entry.powershell)
     }

@@ -86,8 +86,8 @@ ${HOST_FLAGS}
   --json             print the plan (and, without --dry-run, the result) as JSON
 
 Files, user level:
-  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: <pkg>/hooks/goal-context.sh (the native
-                                                        hook, else node <pkg>/adapters/vscode-chat/hook-runner.mjs)
+  Copilot CLI  ~/.copilot/hooks/goal-system.json        hooks: the native hook, else <pkg>/hooks/goal-context.sh
+                                                        (the native hook, else node <pkg>/adapters/vscode-chat/hook-runner.mjs)
                ~/.copilot/extensions/goal-system/extension.mjs   shim importing
                                                         <pkg>/extension.mjs
                ~/.copilot/settings.json                 "experimental": true (needed to load the extension)

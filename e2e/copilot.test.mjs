@@ -106,9 +106,13 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     assert.equal(hooks.version, 1)
     for (const ev of ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop']) {
       const cmd = hooks.hooks[ev]?.[0]?.bash || ''
-      // The package's hooks/goal-context.sh (native hook, then Node), told where the native
-      // hook is; an allow when the script cannot run.
-      const [, hook, script] = /^GOAL_SYSTEM_HOOK="([^"]+)" sh "([^"]+)" (\w+) \|\| echo '\{\}'$/.exec(cmd) || []
+      // The native hook, then the package's hooks/goal-context.sh (native hook, then Node),
+      // told where the native hook is; an allow when the script cannot run.
+      const [, first, hook, script] =
+        /^o=\$\("([^"]+)" --host copilot-cli \w+\) && printf '%s\\n' "\$o" \|\| GOAL_SYSTEM_HOOK="([^"]+)" sh "([^"]+)" (\w+) \|\| echo '\{\}'$/.exec(
+          cmd,
+        ) || []
+      assert.equal(first, hook, cmd)
       assert.ok(hook && path.isAbsolute(hook) && fs.existsSync(hook), `absolute, existing native hook: ${cmd}`)
       assert.ok(script?.endsWith('/hooks/goal-context.sh') && fs.existsSync(script), `${ev}: ${cmd}`)
     }

@@ -4,8 +4,8 @@
 // fallback chain. `node scripts/hooks-files.mjs --check` exits 1 when a file
 // differs from what this script writes (the test suite runs the check).
 //
-// Copilot CLI's entries run the seed's hooks/goal-context.sh <event>, a POSIX
-// sh script that holds the same chain.
+// Copilot CLI's entries run the native executable, then the seed's
+// hooks/goal-context.sh <event>, a POSIX sh script that holds the same chain.
 // The chain, in the shell the host runs the command with:
 //   1. the native executable, directly (no Node start-up); its answer is kept
 //      in a variable and printed only when it exits 0, so a crash half-way
@@ -38,11 +38,18 @@ export function shellCommand(host, event) {
 }
 
 /**
- * Copilot CLI's bash command: hooks/goal-context.sh <event>, told where the
- * native hook is; `{}` when the script cannot run.
+ * Copilot CLI's bash command: the native executable first, as in the other
+ * hosts' chain (a second shell to run the script cost every hook about 1 ms,
+ * a quarter of the floor); when it cannot answer, hooks/goal-context.sh
+ * <event>, told where the native hook is (it tries it, then Node); `{}` when
+ * the script cannot run.
  */
 export function copilotCommand(event) {
-  return `GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event} || echo '{}'`
+  return (
+    `o=$("${HOOK}" --host copilot-cli ${event}) && printf '%s\\n' "$o"` +
+    ` || GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event}` +
+    ` || echo '{}'`
+  )
 }
 
 /**

@@ -153,6 +153,16 @@ fn newest_copy_wins_whichever_place_it_is_in() {
     }
 }
 
+/// Cut each existing slot of `session` inside its goal, as a kill mid-write
+/// can leave it (the frame's header is 86 bytes).
+fn tear_slots(store: &Store, session: &str) {
+    for slot in store.slot_paths(session) {
+        if let Ok(bytes) = fs::read(&slot) {
+            fs::write(&slot, &bytes[..120]).unwrap();
+        }
+    }
+}
+
 #[test]
 fn corrupt_copy_is_quarantined_and_the_valid_copy_loads() {
     let dir = temp_dir("corrupt");
@@ -192,7 +202,9 @@ fn corrupt_copy_is_quarantined_and_the_valid_copy_loads() {
     assert_eq!(aside, 2);
 
     // Quarantined files are never read back as goals (the only valid copy
-    // left is the session-local one, which list_all does not scan).
+    // left is the session-local one, which list_all does not scan, once the
+    // slots are torn: a torn slot is no copy and is never moved aside).
+    tear_slots(&store, "s1");
     assert!(store.list_all().unwrap().is_empty());
     assert!(store.goals_in_cwd(CWD).unwrap().is_empty());
     // The next save restores all three copies.
@@ -212,6 +224,7 @@ fn only_corrupt_copies_means_no_goal_not_an_invented_one() {
     ] {
         fs::write(&path, b"{\"not\": \"a goal\"}").unwrap();
     }
+    tear_slots(&store, "s1");
     let loaded = store.load("s1", Some(CWD)).unwrap();
     // Not invented: the goal system's own last transition, from the
     // session's journal, after the three corrupt copies were moved aside.
@@ -229,6 +242,7 @@ fn only_corrupt_copies_means_no_goal_not_an_invented_one() {
         fs::write(&path, b"{\"not\": \"a goal\"}").unwrap();
     }
     fs::remove_file(store.session_local_path("s1")).unwrap();
+    tear_slots(&store, "s1");
     let loaded = store.load("s1", Some(CWD)).unwrap();
     assert!(loaded.goal.is_none());
     assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);

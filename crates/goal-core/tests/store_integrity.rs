@@ -58,6 +58,18 @@ fn all_copies(store: &Store) -> [PathBuf; 3] {
     ]
 }
 
+/// The same edit made to the durable slots with a text editor: it breaks
+/// their checksum, so they are no copy any more (the journal still is).
+fn edit_slots_by_hand(store: &Store) {
+    for slot in store.slot_paths(SESSION) {
+        if let Ok(bytes) = fs::read(&slot) {
+            let text = String::from_utf8_lossy(&bytes).replace("\"active\"", "\"complete\"");
+            assert_ne!(text.as_bytes(), &bytes[..], "the slot holds the goal");
+            fs::write(&slot, text).unwrap();
+        }
+    }
+}
+
 fn set_aside_in(dir: &Path) -> Vec<String> {
     fs::read_dir(dir)
         .unwrap()
@@ -139,6 +151,7 @@ fn all_three_copies_edited_are_restored_from_the_journal() {
     for path in all_copies(&store) {
         mark_complete_by_hand(&path);
     }
+    edit_slots_by_hand(&store);
     let loaded = store.load(SESSION, Some(CWD)).unwrap();
     let goal = loaded.goal.expect("restored");
     assert_eq!(goal.completion_status, Status::Active);
@@ -168,6 +181,10 @@ fn every_copy_removed_by_hand_is_restored_and_the_stop_stays_blocked() {
     for path in all_copies(&store) {
         fs::remove_file(&path).unwrap();
     }
+    // The durable slots too (one written so far).
+    let slots = store.slot_paths(SESSION);
+    let removed = slots.iter().filter(|p| fs::remove_file(p).is_ok());
+    assert_eq!(removed.count(), 1);
     let out = agent_stop(&dir);
     assert!(
         out.stdout.contains("\"decision\":\"block\""),
@@ -278,6 +295,7 @@ fn an_edited_journal_line_with_every_copy_edited_keeps_the_goal_open() {
     for path in all_copies(&store) {
         mark_complete_by_hand(&path);
     }
+    edit_slots_by_hand(&store);
     let out = agent_stop(&dir);
     let stdout: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(stdout["decision"], "block", "{}", out.stdout);

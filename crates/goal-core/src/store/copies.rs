@@ -3,6 +3,7 @@
 
 use super::files::{quarantine, read_state_file, set_aside, Found};
 use super::paths::{shown, validate_session_id};
+use super::slots;
 use super::Store;
 use crate::error::{GoalError, Result};
 use crate::integrity::{self, Key, Seal, TAMPERED_MARK, UNVERIFIED_MARK, UNVERIFIED_REASON};
@@ -122,7 +123,27 @@ impl Store {
         tampered: &mut Vec<Goal>,
         seen: &mut Option<(Vec<u8>, Copy)>,
     ) -> Option<Copy> {
-        let (problem, ino, dev) = match read_state_file(path) {
+        let found = match read_state_file(path) {
+            Found::Data {
+                bytes,
+                ino,
+                dev,
+                mtime_ns,
+            } if slots::is_slot(path) => match slots::current(path, &bytes) {
+                Some(body) => Found::Data {
+                    bytes: body.to_vec(),
+                    ino,
+                    dev,
+                    mtime_ns,
+                },
+                // Cut short by a kill or a power loss, or being written now
+                // (a reader without the lock): no copy, and no damage to
+                // report; the other slot holds the update before.
+                None => return None,
+            },
+            found => found,
+        };
+        let (problem, ino, dev) = match found {
             Found::Missing => return None,
             Found::Refused(why) => {
                 warnings.push(why);
@@ -276,6 +297,7 @@ impl Store {
             Some(cwd) => paths.push(self.by_cwd_path(cwd, session_id)),
             None => paths.extend(self.cwd_files_of_session(session_id)),
         }
+        paths.extend(self.slot_paths(session_id));
         let key = self.read_key();
         let mut tampered = Vec::new();
         let mut seen = None;
@@ -460,10 +482,13 @@ impl Store {
         let mut ignored = Vec::new();
         let mut again = Vec::new();
         let key = self.read_key();
+        let [slot0, slot1] = self.slot_paths(session_id);
         let mut copies: Vec<Copy> = [
             self.by_session_path(session_id),
             self.session_local_path(session_id),
             self.by_cwd_path(&cwd, session_id),
+            slot0,
+            slot1,
         ]
         .iter()
         .filter_map(|p| {

@@ -67,6 +67,13 @@ pub(super) fn sync(file: &File) -> std::io::Result<()> {
     file.sync_all()
 }
 
+/// fdatasync: the file's data and what reading it back needs (its size),
+/// not its times. Counted with the fsyncs.
+pub(super) fn sync_data(file: &File) -> std::io::Result<()> {
+    FSYNCS.fetch_add(1, Ordering::Relaxed);
+    file.sync_data()
+}
+
 fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
     RENAMES.fetch_add(1, Ordering::Relaxed);
     fs::rename(from, to)

@@ -11,42 +11,48 @@
 //! <root>/archive/<goal-id>.json                    replaced or superseded goals
 //! <root>/audit.log (+ audit.log.1)                 one JSON line per event
 //! <root>/faults.log (+ faults.log.1)               internal errors hit by hooks
+//! <root>/slots/<session>.0.slot, .1.slot           the durable copy (two slots in turn)
 //! <root>/locks/<session>.lock                      the session's cross-process lock
 //! ```
 //!
 //! By concern: [`config`] (folders, limits), [`paths`] (names and places),
 //! [`files`] (atomic writes, modes, no symlinks, quarantine, sweeping),
 //! [`lock`] (per-session lock), `copies` (reading and ordering copies),
+//! `slots` (the durable copy, rewritten in place),
 //! [`logs`] (audit and fault logs), [`compact`] (compact snapshots).
 //!
 //! Durability: every state file is written to a temporary file in its
 //! folder (`.<name>.tmp-<pid>-<n>`, a name that never ends in `.json`, so it
 //! is never taken for a state file) and renamed over the target, so a reader,
 //! and a process killed at any point, sees a complete old or a complete new
-//! version, never a torn one. What the fsyncs add is survival of a power loss
-//! (or an OS crash), and only the by-session copy needs it:
+//! version, never a torn one. What the flushes add is survival of a power
+//! loss (or an OS crash), and one flush per update gives it:
 //!
-//! - The by-session copy is the durable one: its temp file is fsynced before
-//!   the rename and its folder after it (2 fsyncs). Every lookup reads it,
-//!   once the hook has answered, the update survives a power loss.
-//! - The session-local and by-cwd-session copies are written the same way
-//!   without fsync. After a power loss each is the old version, the new one,
-//!   or torn (its name renamed onto data that never reached the disk). The
-//!   old one loses to the newer by-session copy, since reads take the newest
-//!   copy (and `goals_in_cwd` reads each session's by-session copy beside its
-//!   by-cwd one). A torn one does not parse (its end is missing or zeros):
-//!   it is moved aside under the lock with a warning, and the next write puts
-//!   a complete copy back (were one to parse, its seal would not verify: set
-//!   aside as tampered, the newest valid copy standing in). Nothing is lost
-//!   that the by-session copy does not hold.
-//! - A name new in its folder (a session's first write, a new directory) is
-//!   the exception: a name that vanished could not be found again from the
-//!   other copies, so that copy and its folder are fsynced (once per session
-//!   and directory). When the by-session copy cannot be written, the by-cwd
-//!   copy carries the update alone and is made durable the same way.
+//! - The session's two slots ([`slots`], `<root>/slots/<session>.{0,1}.slot`)
+//!   are the durable copy: each update rewrites the slot that does not hold
+//!   the newest valid copy in place and `fdatasync`s it (1 flush, no rename,
+//!   no folder flush). A slot is framed with its length and checksum, so a
+//!   torn one is no copy and the other slot holds the update before. Once
+//!   the hook has answered, the update survives a power loss.
+//! - The three copies (by-session, session-local, by-cwd-session) are renamed
+//!   into place without fsync. After a power loss each is the old version,
+//!   the new one, or torn (its name renamed onto data that never reached the
+//!   disk). The old one loses to the newer slot, since reads take the newest
+//!   copy (every read of a session's goal reads its slots too). A torn one
+//!   does not parse (its end is missing or zeros): it is moved aside under
+//!   the lock with a warning, and the next write puts a complete copy back
+//!   (were one to parse, its seal would not verify: set aside as tampered,
+//!   the newest valid copy standing in). Nothing is lost that the slots do
+//!   not hold.
+//! - A name new in its folder (a session's first write, a new directory, a
+//!   missing slot) is the exception: a name that vanished could not be found
+//!   again from the other copies, so that file and its folder are fsynced
+//!   (once per session and directory). When no slot can be written, the
+//!   by-session (else the by-cwd) copy carries the update alone and is made
+//!   durable by fsyncing it and its folder.
 //!
-//! That is 2 fsyncs per update (3 with a journaled transition), down from 4
-//! (three staged copies and the by-session folder) and 6 before that.
+//! That is 1 flush and 3 renames per update (2 flushes with a journaled
+//! transition), down from 2 fsyncs (temp file and folder) and 6 before that.
 //! Folders are 0700 and files 0600.
 //!
 //! Symbolic links are never followed: a link in place of a state file is
@@ -75,6 +81,7 @@ pub mod logs;
 mod outside;
 pub mod paths;
 mod side;
+mod slots;
 
 pub use compact::Compact;
 pub use config::{home_dir, StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
@@ -93,8 +100,8 @@ use crate::error::{ErrorCode, GoalError, Result};
 use crate::record::Goal;
 use copies::{newest, newest_by_id, sorted_newest_first, to_bytes, Copy};
 use files::{
-    ensure_dir, io_err, is_temp_name, stage, stage_lazy, sweep_dir, sync_dirs, sync_path,
-    write_atomic, Staged,
+    ensure_dir, io_err, is_temp_name, stage_lazy, sweep_dir, sync_dirs, sync_path, write_atomic,
+    Staged,
 };
 use paths::{archive_name, SESSION_LOCAL_NAME};
 use std::collections::BTreeSet;
@@ -346,10 +353,10 @@ impl Store {
         let cwd_name = format!("{}--{session_id}.json", cwd_hash(&goal.cwd));
         let session_dir = self.by_session_dir();
 
-        // The secondary copies first, without fsync (see the module docs);
-        // then the by-session copy, durably. A name new in its folder is made
-        // durable with its data: a lost name cannot be rebuilt from a copy
-        // the reader does not know of.
+        // The three copies first, without fsync (see the module docs); then
+        // the slot, durably. A name new in its folder is made durable with
+        // its data: a lost name cannot be rebuilt from a copy the reader
+        // does not know of.
         let commit = |staged: Result<Staged>| -> Result<(PathBuf, bool)> {
             let staged = staged?;
             let path = staged.target().to_path_buf();
@@ -362,19 +369,19 @@ impl Store {
         let local = commit(self.stage_session_local(session_id, &bytes));
         let by_session = commit(
             ensure_dir(&session_dir, true)
-                .and_then(|()| stage(&session_dir, &format!("{session_id}.json"), &bytes)),
+                .and_then(|()| stage_lazy(&session_dir, &format!("{session_id}.json"), &bytes)),
         );
+        let slot = self.write_slot(session_id, &bytes);
 
         let mut must_sync: Vec<PathBuf> = Vec::new();
         let mut failures = Vec::new();
         let folder = |path: &Path| path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for (what, result, primary) in [
-            ("by-session copy", &by_session, true),
-            ("by-cwd-session copy", &by_cwd, false),
-            ("session-local copy", &local, false),
+        for (what, result) in [
+            ("by-session copy", &by_session),
+            ("by-cwd-session copy", &by_cwd),
+            ("session-local copy", &local),
         ] {
             match result {
-                Ok((path, _)) if primary => must_sync.push(folder(path)),
                 Ok((path, true)) => match sync_path(path) {
                     Ok(()) => must_sync.push(folder(path)),
                     Err(e) => failures.push(format!("{what} not made durable: {}", e.message)),
@@ -383,16 +390,19 @@ impl Store {
                 Err(e) => failures.push(format!("{what} not written: {}", e.message)),
             }
         }
-        match (&by_session, &by_cwd) {
-            (Err(e), Err(_)) => return Err(e.clone()),
-            // The by-cwd copy carries the update alone: make it durable.
-            (Err(_), Ok((path, created))) => {
-                if !created {
-                    sync_path(path)?;
-                }
-                must_sync.push(folder(path));
+        if let Err(e) = slot {
+            // A root copy carries the update alone: make it durable by rename.
+            let Some((path, created)) = [&by_session, &by_cwd]
+                .into_iter()
+                .find_map(|r| r.as_ref().ok())
+            else {
+                return Err(e);
+            };
+            if !created {
+                sync_path(path)?;
             }
-            _ => {}
+            must_sync.push(folder(path));
+            failures.push(format!("durable slot not written: {}", e.message));
         }
         warnings.extend(failures);
 
@@ -483,9 +493,10 @@ impl Store {
                 continue;
             }
             // The by-cwd copy is written without fsync: after a power loss
-            // it may be older than the session's durable by-session copy,
-            // so that one is read too (the newest of a goal wins below).
-            for path in [entry.path(), self.by_session_path(session)] {
+            // it may be older than the session's durable slots, so they are
+            // read too (the newest of a goal wins below).
+            let [slot0, slot1] = self.slot_paths(session);
+            for path in [entry.path(), self.by_session_path(session), slot0, slot1] {
                 if let Some(copy) = self.read_copy(
                     &path,
                     Some(session),
@@ -534,7 +545,7 @@ impl Store {
         // Tampered copies are skipped here; the locked reads set them aside.
         let (key, mut seen) = (self.read_key(), Vec::new());
         let mut copies = Vec::new();
-        for dir in [self.by_session_dir(), self.archive_dir()] {
+        for dir in [self.by_session_dir(), self.slots_dir(), self.archive_dir()] {
             let entries = match fs::read_dir(&dir) {
                 Ok(entries) => entries,
                 Err(e) if e.kind() == ErrorKind::NotFound => continue,
@@ -543,7 +554,8 @@ impl Store {
             for entry in entries.flatten() {
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else { continue };
-                if name.starts_with('.') || !name.ends_with(".json") {
+                // The slots: after a power loss the by-session copy may be older.
+                if name.starts_with('.') || !(name.ends_with(".json") || name.ends_with(".slot")) {
                     continue;
                 }
                 if let Some(copy) = self.read_copy(
@@ -611,6 +623,7 @@ impl Store {
         for dir in [
             self.by_session_dir(),
             self.by_cwd_dir(),
+            self.slots_dir(),
             self.archive_dir(),
             self.compact_dir(),
         ] {
