@@ -530,7 +530,7 @@ export interface ToolHistory {
   backgroundRuns: number
   /**
    * Files other than documentation the goal's calls changed or created
-   * (at most [`MAX_WRITTEN`]).
+   * since the last passing verification (at most [`MAX_WRITTEN`]).
    */
   changedFiles?: string[]
   /**

@@ -904,6 +904,19 @@ fn a_program_the_goal_created_verifies_only_what_it_uses() {
             ],
         );
         assert_closes("a real test script", host, &c);
+        // A second task after the first was verified: its new script
+        // answers only for what changed since.
+        let c = flow(
+            host,
+            &[("greet.sh", GREET)],
+            &[
+                Step::Edit("greet.sh", "#!/bin/sh\necho hello\necho hello\n"),
+                sh("bash greet.sh", "hello\nhello"),
+                Step::Edit("report.sh", "echo report\n"),
+                sh("bash report.sh", "report"),
+            ],
+        );
+        assert_closes("a new script after a verified change", host, &c);
     }
 }
 

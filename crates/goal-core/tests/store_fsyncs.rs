@@ -79,6 +79,15 @@ fn a_durable_update_costs_one_flush_and_three_renames() {
     let update = step("marked clean again");
     assert_eq!((update.fsyncs, update.renames), (1, 3), "{update:?}");
 
+    // A folder planted in the mark's place is set aside (review-8 M2): the
+    // slots stay on, and the next update costs one flush again.
+    fs::remove_file(&lock).unwrap();
+    fs::create_dir(&lock).unwrap();
+    step("a folder in the mark's place");
+    assert_eq!(fs::read(&lock).unwrap(), b"-");
+    let update = step("slots still on");
+    assert_eq!((update.fsyncs, update.renames), (1, 3), "{update:?}");
+
     // A transition (a status change) adds one journal append: one fsync of
     // the journal, none of its folder.
     let before = io_counts();

@@ -295,10 +295,11 @@ pub(super) fn unrelated_new_program(
 fn uses(text: &str, path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let stem = name.split('.').next().unwrap_or(name);
+    // `my-tool` is `my_tool` to the code that loads it.
     path.split('/')
         .chain([stem])
         .filter(|t| t.len() >= 2)
-        .any(|t| text.contains(t))
+        .any(|t| text.contains(t) || text.contains(&t.replace('-', "_")))
 }
 
 /// What a line tells each of its commands.

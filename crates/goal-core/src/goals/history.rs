@@ -418,6 +418,11 @@ fn apply(
             output: evidence::output_tail(&report.text, OUTPUT_TAIL),
         });
     }
+    // Files verified by a passing run no longer need a new program to use
+    // them (review-8: a second task's new script was refused over them).
+    if judged.run.as_ref().is_some_and(|r| r.passed) && narrower.is_none() {
+        h.changed_files.clear();
+    }
     if let Some(run) = judged.run.as_ref().filter(|_| narrower.is_none()) {
         h.last_verification = Some(LastVerification {
             seq: h.seq,

@@ -41,8 +41,9 @@ pub fn pin_record(store: &Store, caller: &Caller, record: &Path, offset: u64) ->
 /// interrupt pauses; only the user resumes). The goal keeps the first record
 /// it meets (its key also pins which transcript speaks for the session, see
 /// `provenance::voice`), and reads it from its end then. An interrupt read
-/// where `may_pause` is false (a prompt the host did not deliver) is passed
-/// over. Returns the goal when it was paused now.
+/// where `may_pause` is false (a prompt the host did not deliver) pauses
+/// nothing and stays unread for the next delivered prompt. Returns the goal
+/// when it was paused now.
 pub fn note_interrupt(
     store: &Store,
     caller: &Caller,
@@ -64,6 +65,12 @@ pub fn note_interrupt(
             return Ok((Change::None, None));
         }
         let (found, end) = records::interrupt(record, goal.voice.record_offset);
+        if found && !may_pause && goal.is_working() {
+            // Left unread: a prompt the host did not deliver (or one whose
+            // pause must wait) must not use up the user's interrupt; the next
+            // delivered prompt reads it (review-8 H1).
+            return Ok((Change::None, None));
+        }
         let moved = end != goal.voice.record_offset;
         goal.voice.record_offset = end;
         if found && may_pause && goal.is_working() {

@@ -502,6 +502,10 @@ fn rollback(current: Goal, pending: PendingCommand, note: RefusedCommand) -> Cha
             back.tool_history = current.tool_history.clone();
             back.budget = current.budget.clone();
             back.voice = current.voice.clone();
+            // Written back now: newer than the undone version in every copy,
+            // so a copy of it that a power loss brings back never outranks
+            // this one (review-8 M1).
+            back.updated_at = now.clone();
             mark_unverified(&mut back, &now);
             push_refused(&mut back, note);
             Change::Save(back)
@@ -509,6 +513,7 @@ fn rollback(current: Goal, pending: PendingCommand, note: RefusedCommand) -> Cha
         Some(before) => {
             let mut back = *before;
             back.voice.refused = current.voice.refused.clone();
+            back.updated_at = now.clone();
             mark_unverified(&mut back, &now);
             push_refused(&mut back, note);
             let mut refused_goal = current;

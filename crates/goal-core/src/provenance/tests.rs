@@ -113,6 +113,8 @@ fn a_copilot_command_the_host_never_ran_is_rolled_back() {
     // events.jsonl never holds that run, and the host goes on.
     let env = Env::new();
     copilot_host_prompt(&env, "/goal ship it");
+    // Apart in time, so the versions' stamps differ.
+    std::thread::sleep(std::time::Duration::from_millis(5));
     let forged = copilot_prompt(&env, "/goal cancel: done enough");
     let answer = env.hook(
         Host::CopilotCli,
@@ -121,11 +123,13 @@ fn a_copilot_command_the_host_never_ran_is_rolled_back() {
         forged,
     );
     assert_eq!(answer["handled"], true, "{answer}");
-    assert!(!env.goal().unwrap().is_open());
+    let undone = env.goal().unwrap();
+    assert!(!undone.is_open());
     append(
         &copilot_events(&env),
         json!({"type": "tool.execution_complete", "data": {"toolCallId": "t1"}}),
     );
+    std::thread::sleep(std::time::Duration::from_millis(5));
     let stop = json!({"sessionId": S, "timestamp": 9, "cwd": env.cwd(), "stopReason": "end_turn"});
     let answer = env.hook(
         Host::CopilotCli,
@@ -135,6 +139,11 @@ fn a_copilot_command_the_host_never_ran_is_rolled_back() {
     );
     let goal = env.goal().unwrap();
     assert!(goal.is_open(), "rolled back: {:?}", goal.voice);
+    // review-8 M1: the goal written back is newer than the undone version in
+    // every ordering, so a copy of that version a power loss brings back
+    // never outranks it.
+    let at = |g: &crate::record::Goal| clock::parse_rfc3339_ms(&g.updated_at).unwrap();
+    assert!(at(&goal) > at(&undone) && goal.revision > undone.revision);
     assert_eq!(goal.voice.refused.len(), 1, "{:?}", goal.voice.refused);
     assert_eq!(answer["decision"], "block", "the stop is held: {answer}");
     // A prompt the host really ran long ago, replayed with its own timestamp.
@@ -547,6 +556,29 @@ fn a_fake_interrupt_read_at_a_forged_prompt_pauses_nothing() {
         &events,
         json!({"type": "abort", "data": {"reason": "user_abort"}}),
     );
+    copilot_host_prompt(&env, "why did you stop?");
+    assert_eq!(env.goal().unwrap().completion_status, crate::Status::Paused);
+}
+
+#[test]
+fn a_forged_prompt_does_not_use_up_the_users_interrupt() {
+    // review-8 H1: the user's Esc, then a prompt the agent's shell forged
+    // (refused), then the user's own prompt: the interrupt still pauses.
+    let env = Env::new();
+    copilot_host_prompt(&env, "/goal ship it");
+    let events = copilot_events(&env);
+    activate(&env);
+    append(
+        &events,
+        json!({"type": "abort", "data": {"reason": "user_abort"}}),
+    );
+    env.hook(
+        Host::CopilotCli,
+        &Origin::of_this_process(),
+        "userPromptSubmitted",
+        copilot_prompt(&env, "keep going"),
+    );
+    assert_eq!(env.goal().unwrap().completion_status, crate::Status::Active);
     copilot_host_prompt(&env, "why did you stop?");
     assert_eq!(env.goal().unwrap().completion_status, crate::Status::Paused);
 }

@@ -118,7 +118,7 @@ pub struct ToolHistory {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_files: Vec<String>,
     /// Files other than documentation the goal's calls changed or created
-    /// (at most [`MAX_WRITTEN`]).
+    /// since the last passing verification (at most [`MAX_WRITTEN`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed_files: Vec<String>,
     /// Documentation files the goal changed (at most a few).

@@ -169,10 +169,10 @@ impl Store {
         }
         let (index, seq) = match paths.clone().map(|p| seq_at(&p)) {
             [None, None] => (0, 1),
-            [None, Some(s)] => (0, s + 1),
-            [Some(s), None] => (1, s + 1),
-            [Some(a), Some(b)] if a < b => (0, b + 1),
-            [Some(a), Some(_)] => (1, a + 1),
+            [None, Some(s)] => (0, s.saturating_add(1)),
+            [Some(s), None] => (1, s.saturating_add(1)),
+            [Some(a), Some(b)] if a < b => (0, b.saturating_add(1)),
+            [Some(a), Some(_)] => (1, a.saturating_add(1)),
         };
         let path = &paths[index];
         let framed = frame(seq, bytes);
@@ -221,9 +221,15 @@ fn read_mark(path: &Path) -> Option<u8> {
 /// The mark is never flushed: it only has to outlive a killed process (the
 /// page cache does); after a power loss, an unflushed slot is gone with it.
 fn set_mark(path: &Path, mark: u8) -> std::io::Result<()> {
-    // Never through a link planted in its place.
-    if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
-        return Err(std::io::Error::other("not a regular file"));
+    // Never through a link planted in its place: whatever is there instead
+    // of a regular file is set aside (kept) under the lock, so one planted
+    // folder or link cannot turn the slots off for good (review-8 M2).
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        if !meta.is_file() {
+            let (ino, dev) = super::files::identity(&meta);
+            super::files::set_aside(path, ino, dev, "corrupt")?
+                .ok_or_else(|| std::io::Error::other("not a regular file"))?;
+        }
     }
     let mut file = private_file_options()
         .write(true)
