@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Cost of the Claude Code status line, which runs on every refresh.
 // node bench/statusline.mjs [N=40]
-// Interleaved spawns (so all cases share the same noise), against an active
+// Interleaved spawns (so all cases share the same noise), against an open
 // goal with a full tool history in a temp state root:
 //   /bin/true                                   the floor of any spawn
 //   native/goal-hook statusline                 what install sets (native path)
@@ -59,7 +59,7 @@ function timeSpawn(cmd, args, input, expectLine) {
   const r = spawnSync(cmd, args, { input, env, encoding: 'utf8' })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
-  if (expectLine && !r.stdout.startsWith('goal active')) throw new Error(`${cmd} printed ${JSON.stringify(r.stdout)}`)
+  if (expectLine && !r.stdout.startsWith('goal ')) throw new Error(`${cmd} printed ${JSON.stringify(r.stdout)}`)
   return ms
 }
 
