@@ -51,9 +51,9 @@ after(() => rmSync(base, { recursive: true, force: true }))
 test('the tarball holds only what a user needs', () => {
   const files = packed.main.files.map((f) => f.path)
   // schema/ and types/ are generated from the Rust types (read at run time, and the typings);
-  // plugins/ and the two marketplace files are the host plugin route; agents/ the consolidation agent.
+  // plugins/ and the three marketplace files are the host plugin route; agents/ the consolidation agent.
   const allowed =
-    /^(index\.js|index\.d\.ts|package\.json|LICENSE|README\.md|CHANGELOG\.md|extension\.mjs|(adapters|agents|bin|cli|schema|types|plugins|hooks|skills)\/.+|\.claude-plugin\/marketplace\.json|\.github\/plugin\/marketplace\.json)$/
+    /^(index\.js|index\.d\.ts|package\.json|LICENSE|README\.md|CHANGELOG\.md|extension\.mjs|(adapters|agents|bin|cli|schema|types|plugins|hooks|skills)\/.+|\.claude-plugin\/marketplace\.json|\.github\/plugin\/marketplace\.json|\.agents\/plugins\/marketplace\.json)$/
   assert.deepEqual(
     files.filter((f) => !allowed.test(f)),
     [],
@@ -67,6 +67,9 @@ test('the tarball holds only what a user needs', () => {
     'extension.mjs',
     'hooks/goal-context.sh',
     'skills/goal/SKILL.md',
+    '.agents/plugins/marketplace.json',
+    'plugins/codex/goal-system/.codex-plugin/plugin.json',
+    'plugins/gemini/goal-system/gemini-extension.json',
     'LICENSE',
   ]) {
     assert.ok(files.includes(f), `${f} is packed`)
