@@ -265,22 +265,33 @@ describe('what reaches the model through the hooks', () => {
   })
 
   test('the consolidation agent gets its brief at its start; other subagents the boundary', () => {
-    const transcript = join(state.home, 't.jsonl')
-    writeFileSync(
-      transcript,
-      ['fix the auth bug', 'add a test', 'note the trap']
-        .map((p) => JSON.stringify({ type: 'user', message: { role: 'user', content: p } }))
-        .join('\n'),
-    )
-    const start = (agent) =>
-      runnerHook(state.stateRoot, 'claude', {
-        hook_event_name: 'SubagentStart',
-        session_id: 'c1',
-        cwd: repo,
-        transcript_path: transcript,
-        agent_id: 'a1',
-        agent_type: agent,
-      }).out.hookSpecificOutput.additionalContext
+    // Claude Code's transcript, where Claude Code keeps it; the same lines
+    // elsewhere (a path a forged payload could name) are not read.
+    const config = join(state.home, '.claude')
+    const projects = join(config, 'projects', 'p')
+    mkdirSync(projects, { recursive: true })
+    const lines = ['fix the auth bug', 'add a test', 'note the trap']
+      .map((p) => JSON.stringify({ type: 'user', message: { role: 'user', content: p } }))
+      .join('\n')
+    const transcript = join(projects, 'c1.jsonl')
+    const planted = join(state.home, 't.jsonl')
+    writeFileSync(transcript, lines)
+    writeFileSync(planted, lines)
+    const start = (agent, path = transcript) =>
+      runnerHook(
+        state.stateRoot,
+        'claude',
+        {
+          hook_event_name: 'SubagentStart',
+          session_id: 'c1',
+          cwd: repo,
+          transcript_path: path,
+          agent_id: 'a1',
+          agent_type: agent,
+        },
+        { env: { CLAUDE_CONFIG_DIR: config } },
+      ).out.hookSpecificOutput.additionalContext
+    assert.doesNotMatch(start('goal-system:goal-consolidator', planted), /\[user\] add a test/)
     const brief = start('goal-system:goal-consolidator')
     assert.match(brief, /^<consolidation_brief>/)
     assert.match(brief, /\[user\] add a test/)

@@ -855,7 +855,9 @@ mod budget_tests {
     use std::path::{Path, PathBuf};
 
     fn config(dir: &Path) -> StoreConfig {
-        StoreConfig::new(dir, dir.join("goal-system"))
+        let mut config = StoreConfig::new(dir, dir.join("goal-system"));
+        config.claude_dirs = vec![dir.join("claude")];
+        config
     }
 
     fn setup() -> (Store, PathBuf) {
@@ -893,7 +895,9 @@ mod budget_tests {
     /// A Claude Code transcript with `messages` assistant messages of 100
     /// tokens each, every message written over two lines as the host does.
     fn transcript(dir: &Path, messages: u32) -> PathBuf {
-        let path = dir.join("transcript.jsonl");
+        let folder = dir.join("claude/projects/-w-budget");
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join(format!("{SESSION}.jsonl"));
         let mut file = std::fs::File::create(&path).unwrap();
         for i in 0..messages {
             for _ in 0..2 {
@@ -962,6 +966,31 @@ mod budget_tests {
         let g = goal_now(&s);
         assert_eq!(g.budget.tokens_used, 300);
         assert_eq!(g.budget.turns, 4);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_transcript_outside_the_hosts_folders_or_of_another_session_is_not_read() {
+        let (s, dir) = setup();
+        open(
+            &s,
+            &user(),
+            &json!({"objective": "ship it", "tokenBudget": 150}),
+        )
+        .unwrap();
+        let real = transcript(&dir, 3);
+        // The same lines, where the agent can write: its own folder, or
+        // Claude's folder under another session's name.
+        let planted = dir.join("planted.jsonl");
+        let other = real.with_file_name("someone-else.jsonl");
+        for path in [&planted, &other] {
+            std::fs::copy(&real, path).unwrap();
+            let out = claude_stop(&dir, path);
+            assert!(out.contains("\"block\""), "the stop is held: {out}");
+        }
+        assert_eq!(goal_now(&s).budget.tokens_used, 0);
+        claude_stop(&dir, &real);
+        assert_eq!(goal_now(&s).budget.tokens_used, 300);
         std::fs::remove_dir_all(dir).ok();
     }
 

@@ -4,7 +4,7 @@
 //! consolidate when a long enough session stops. Read-only but for the
 //! once-per-session offer mark; never fails a hook.
 
-use super::{Decision, Event, Payload};
+use super::{Decision, Event, Host, Payload};
 use crate::goals::Caller;
 use crate::memory::{self, consolidate, inject, messages};
 use crate::store::Store;
@@ -12,6 +12,7 @@ use crate::store::Store;
 /// Add the memory layers' context to `decision` for a main-session event.
 pub(super) fn annotate(
     store: &Store,
+    host: Host,
     event: Event,
     caller: &Caller,
     payload: &Payload,
@@ -30,9 +31,8 @@ pub(super) fn annotate(
             messages::RECALL_TAG,
         ),
         Event::Stop if decision.block.is_none() => {
-            if let Some(offer) =
-                consolidate::offer(store, &caller.session_id, &payload.transcript_path)
-            {
+            let record = super::host_record(store, host, payload);
+            if let Some(offer) = consolidate::offer(store, &caller.session_id, record.as_deref()) {
                 decision.system_message = Some(match decision.system_message.take() {
                     Some(msg) => format!("{msg}\n{offer}"),
                     None => offer,
@@ -52,12 +52,13 @@ fn is_command(prompt: &str) -> bool {
 
 /// The context a SubagentStart gives the consolidation agent: its brief
 /// (None for any other agent).
-pub(super) fn subagent_start(store: &Store, payload: &Payload) -> Option<String> {
+pub(super) fn subagent_start(store: &Store, host: Host, payload: &Payload) -> Option<String> {
+    let record = super::host_record(store, host, payload);
     consolidate::subagent_start(
         store,
         &payload.agent_type,
         &payload.session_id,
         &payload.cwd,
-        &payload.transcript_path,
+        record.as_deref(),
     )
 }

@@ -178,7 +178,7 @@ pub fn decide(
             Decision {
                 // The consolidation agent gets its brief instead (memory/).
                 context: Some(
-                    memory::subagent_start(store, &payload)
+                    memory::subagent_start(store, host, &payload)
                         .unwrap_or_else(|| messages::subagent_boundary().to_string()),
                 ),
                 ..Decision::default()
@@ -319,7 +319,7 @@ pub fn decide(
         );
     }
     // Memories at session start, recall at each prompt, the offer to consolidate (memory/).
-    memory::annotate(store, event, &caller, &payload, &mut decision);
+    memory::annotate(store, host, event, &caller, &payload, &mut decision);
     let note = match (note, warnings.is_empty()) {
         (note, true) => note,
         (None, false) => Some(warnings.join("; ")),
@@ -350,31 +350,52 @@ impl Delivery<'_> {
     }
 
     /// The host's own record of the session, where the user's interrupts are
-    /// written: Claude Code's transcript, Copilot CLI's `events.jsonl`.
+    /// written: Claude Code's transcript, Copilot CLI's `events.jsonl`, Codex's
+    /// rollout (Gemini CLI writes none; VS Code's is not read).
     pub fn record(&self, store: &Store, payload: &Payload) -> Option<std::path::PathBuf> {
         match self.host {
-            Host::Claude => provenance::records::claude_transcript(
-                &payload.transcript_path,
-                &payload.session_id,
-                &store.config.claude_dirs,
-            ),
-            Host::CopilotCli | Host::CopilotSdk => {
-                crate::store::validate_session_id(&payload.session_id).ok()?;
-                Some(
-                    store
-                        .config
-                        .session_state
-                        .join(&payload.session_id)
-                        .join("events.jsonl"),
-                )
-            }
-            Host::Codex => provenance::codex::rollout(
-                &payload.transcript_path,
-                &payload.session_id,
-                &provenance::codex::codex_dirs(),
-            ),
             Host::VsCode | Host::Gemini => None,
+            host => host_record(store, host, payload),
         }
+    }
+}
+
+/// The host's own record of the payload's session, found only where and as
+/// the host writes it: a `transcript_path` outside the host's folders or not
+/// named for the session is never read (a payload forged from the agent's
+/// shell could otherwise point the usage count or the memory brief at a file
+/// of its making). VS Code's path is taken as given: nothing is counted from it.
+pub(super) fn host_record(
+    store: &Store,
+    host: Host,
+    payload: &Payload,
+) -> Option<std::path::PathBuf> {
+    let path = &payload.transcript_path;
+    match host {
+        Host::Claude => provenance::records::claude_transcript(
+            path,
+            &payload.session_id,
+            &store.config.claude_dirs,
+        ),
+        Host::CopilotCli | Host::CopilotSdk => {
+            crate::store::validate_session_id(&payload.session_id).ok()?;
+            Some(
+                store
+                    .config
+                    .session_state
+                    .join(&payload.session_id)
+                    .join("events.jsonl"),
+            )
+        }
+        Host::Codex => {
+            provenance::codex::rollout(path, &payload.session_id, &provenance::codex::codex_dirs())
+        }
+        Host::Gemini => provenance::gemini::chat(
+            path,
+            &payload.session_id,
+            &provenance::gemini::gemini_dirs(),
+        ),
+        Host::VsCode => (!path.is_empty()).then(|| path.into()),
     }
 }
 
@@ -408,22 +429,14 @@ pub(super) fn context(text: String) -> Decision {
 /// Where this host records token usage for the payload's session.
 fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::usage::Source> {
     match host {
-        Host::Claude if !payload.transcript_path.is_empty() => Some(
-            crate::usage::Source::Transcript(payload.transcript_path.clone().into()),
-        ),
+        Host::Claude => host_record(store, host, payload).map(crate::usage::Source::Transcript),
         Host::CopilotCli | Host::CopilotSdk => {
             crate::usage::copilot_total(store, &payload.session_id)
         }
-        Host::Gemini if !payload.transcript_path.is_empty() => Some(
-            crate::usage::Source::GeminiChat(payload.transcript_path.clone().into()),
-        ),
-        Host::Codex => provenance::codex::rollout(
-            &payload.transcript_path,
-            &payload.session_id,
-            &provenance::codex::codex_dirs(),
-        )
-        .and_then(|rollout| crate::usage::codex_total(&rollout, &payload.session_id)),
-        _ => None,
+        Host::Gemini => host_record(store, host, payload).map(crate::usage::Source::GeminiChat),
+        Host::Codex => host_record(store, host, payload)
+            .and_then(|rollout| crate::usage::codex_total(&rollout, &payload.session_id)),
+        Host::VsCode => None,
     }
 }
 

@@ -39,11 +39,12 @@ pub fn is_consolidator(agent: &str) -> bool {
             .is_some_and(|prefix| prefix.ends_with(':'))
 }
 
-/// The host's record of a session's turns: the payload's transcript path when
-/// given, else Copilot CLI's `events.jsonl` in its session-state folder.
-pub fn record_path(store: &Store, session_id: &str, transcript_path: &str) -> Option<PathBuf> {
-    if !transcript_path.is_empty() {
-        return Some(PathBuf::from(transcript_path));
+/// The host's record of a session's turns: `record` when the hook found the
+/// host's own (`hooks::host_record`), else Copilot CLI's `events.jsonl` in its
+/// session-state folder.
+pub fn record_path(store: &Store, session_id: &str, record: Option<&Path>) -> Option<PathBuf> {
+    if let Some(record) = record {
+        return Some(record.to_path_buf());
     }
     if crate::store::validate_session_id(session_id).is_err() {
         return None;
@@ -188,12 +189,12 @@ pub fn subagent_start(
     agent: &str,
     session_id: &str,
     cwd: &str,
-    transcript_path: &str,
+    record: Option<&Path>,
 ) -> Option<String> {
     if !is_consolidator(agent) {
         return None;
     }
-    let record = record_path(store, session_id, transcript_path);
+    let record = record_path(store, session_id, record);
     let text = brief(store, session_id, cwd, record.as_deref());
     // Consolidated: the session's end need not offer it again.
     let _ = mark_offered(store, session_id);
@@ -273,7 +274,7 @@ fn mark_offered(store: &Store, session_id: &str) -> crate::error::Result<()> {
 
 /// The offer to consolidate, once per session, when it stops with at least
 /// [`OFFER_AT`] prompts in the host's record. None otherwise (and on any fault).
-pub fn offer(store: &Store, session_id: &str, transcript_path: &str) -> Option<String> {
+pub fn offer(store: &Store, session_id: &str, record: Option<&Path>) -> Option<String> {
     if session_id.is_empty() {
         return None;
     }
@@ -283,7 +284,7 @@ pub fn offer(store: &Store, session_id: &str, transcript_path: &str) -> Option<S
     ) {
         return None;
     }
-    let record = record_path(store, session_id, transcript_path)?;
+    let record = record_path(store, session_id, record)?;
     let prompts = turns::user_prompts(&record, OFFER_AT);
     if prompts < OFFER_AT {
         return None;
@@ -384,7 +385,7 @@ mod tests {
                 + "\n"
         };
         std::fs::write(&path, prompt(1) + &prompt(2)).unwrap();
-        let p = path.to_str().unwrap();
+        let p = Some(path.as_path());
         assert_eq!(offer(&store, "s", p), None);
         std::fs::write(&path, prompt(1) + &prompt(2) + &prompt(3)).unwrap();
         assert!(offer(&store, "s", p).unwrap().contains("/goal consolidate"));

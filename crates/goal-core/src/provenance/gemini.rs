@@ -7,11 +7,44 @@
 //! command run from the agent's shell always shows the tool's session, or a
 //! shell of its own, between it and the host.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use super::process::{Proc, Ran};
 use super::{Origin, Voice};
 use crate::hooks::protocol::Payload;
+
+/// Gemini CLI's folders: `$GEMINI_CLI_HOME/.gemini` (its home override) and `~/.gemini`.
+pub fn gemini_dirs() -> Vec<PathBuf> {
+    std::env::var_os("GEMINI_CLI_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(crate::store::home_dir())
+        .map(|home| home.join(".gemini"))
+        .collect()
+}
+
+/// A payload's `transcript_path`, taken only in the shape and place Gemini CLI
+/// writes a main session's chat recording:
+/// `<dir>/tmp/<project>/chats/session-<time>-<first 8 of the session id>.jsonl`.
+pub fn chat(path: &str, session: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let path = Path::new(path);
+    if session.is_empty() || path.components().any(|c| matches!(c, Component::ParentDir)) {
+        return None;
+    }
+    let short: String = session.chars().take(8).collect();
+    let name = path.file_name()?.to_str()?;
+    if !(name.starts_with("session-") && name.ends_with(&format!("-{short}.jsonl"))) {
+        return None;
+    }
+    let chats = path.parent()?;
+    let tmp = chats.parent()?.parent()?;
+    if chats.file_name()?.to_str()? != "chats" || tmp.file_name()?.to_str()? != "tmp" {
+        return None;
+    }
+    let home = tmp.parent()?;
+    dirs.iter().any(|d| d == home).then(|| path.to_path_buf())
+}
 
 /// Whether a BeforeAgent payload is the user's (see the module doc).
 pub fn voice(_payload: &Payload, origin: &Origin) -> Voice {
@@ -91,6 +124,27 @@ fn is_gemini(p: &Proc) -> bool {
 mod tests {
     use super::*;
     use crate::provenance::process::p;
+
+    #[test]
+    fn a_chat_recording_is_read_only_where_and_as_gemini_writes_it() {
+        let session = "0f3c2a9e-1111-4222-8333-444455556666";
+        let dirs = [PathBuf::from("/h/.gemini")];
+        let chat = |p: &str| super::chat(p, session, &dirs);
+        let good = "/h/.gemini/tmp/proj/chats/session-2026-11-26T10-00-0f3c2a9e.jsonl";
+        assert_eq!(chat(good), Some(PathBuf::from(good)));
+        for bad in [
+            // another folder, another session, a subagent's file, a climb out
+            "/tmp/x/tmp/proj/chats/session-2026-11-26T10-00-0f3c2a9e.jsonl",
+            "/h/.gemini/tmp/proj/chats/session-2026-11-26T10-00-99999999.jsonl",
+            "/h/.gemini/tmp/proj/chats/0f3c2a9e-1111-4222-8333-444455556666.jsonl",
+            "/h/.gemini/tmp/proj/notes/session-2026-11-26T10-00-0f3c2a9e.jsonl",
+            "/h/.gemini/tmp/proj/chats/../chats/session-2026-11-26T10-00-0f3c2a9e.jsonl",
+            "",
+        ] {
+            assert_eq!(chat(bad), None, "{bad}");
+        }
+        assert_eq!(super::chat(good, "", &dirs), None);
+    }
 
     fn gemini() -> Proc {
         p(
