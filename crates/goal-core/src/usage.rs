@@ -21,6 +21,9 @@ use sha2::{Digest, Sha256};
 
 use crate::record::UsageMark;
 
+/// The prefix of a record file's key in `Budget::usage_sources`.
+pub const RECORD_KEY: &str = "transcript:";
+
 /// Where a hook found usage.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Source {
@@ -41,9 +44,18 @@ impl Source {
             Source::Transcript(path) | Source::GeminiChat(path) => {
                 let digest = Sha256::digest(path.to_string_lossy().as_bytes());
                 let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-                format!("transcript:{hex}")
+                format!("{RECORD_KEY}{hex}")
             }
             Source::RunningTotal { key, .. } => key.clone(),
+        }
+    }
+
+    /// The host's record file the source is read from (a transcript or a
+    /// chat recording), when it is one.
+    pub fn record(&self) -> Option<&std::path::Path> {
+        match self {
+            Source::Transcript(path) | Source::GeminiChat(path) => Some(path),
+            Source::RunningTotal { .. } => None,
         }
     }
 

@@ -9,7 +9,7 @@ use goal_core::memory::{self, Caller};
 use goal_core::store::{Store, StoreConfig};
 use serde_json::{json, Value};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 struct Env {
     base: PathBuf,
@@ -37,7 +37,15 @@ fn env(tag: &str) -> Env {
 impl Env {
     fn config(&self) -> StoreConfig {
         let ss = self.base.join("session-state");
-        StoreConfig::new(&ss, ss.join("goal-system"))
+        let mut config = StoreConfig::new(&ss, ss.join("goal-system"));
+        config.claude_dirs = vec![self.base.join("claude")];
+        config
+    }
+    /// Where Claude Code keeps session s1's transcript (a hook reads it only there).
+    fn transcript(&self) -> PathBuf {
+        let folder = self.base.join("claude/projects/-repo");
+        fs::create_dir_all(&folder).unwrap();
+        folder.join("s1.jsonl")
     }
     fn store(&self) -> Store {
         Store::new(self.config())
@@ -150,7 +158,7 @@ fn goal_consolidate_tells_the_main_agent_to_start_the_agent_once() {
 #[test]
 fn the_consolidation_agent_gets_its_brief_and_may_write_the_board_where_other_subagents_may_not() {
     let e = env("agent");
-    let record = Path::new(&e.base).join("transcript.jsonl");
+    let record = e.transcript();
     let lines: String = ["fix the login bug", "now run the tests", "write it down"]
         .iter()
         .map(|p| {
@@ -221,7 +229,7 @@ fn the_consolidation_agent_gets_its_brief_and_may_write_the_board_where_other_su
 #[test]
 fn a_session_of_three_prompts_is_offered_consolidation_once_when_it_stops() {
     let e = env("offer");
-    let record = Path::new(&e.base).join("transcript.jsonl");
+    let record = e.transcript();
     let write = |n: usize| {
         let lines: String = (0..n)
             .map(|i| json!({"type": "user", "message": {"role": "user", "content": format!("prompt {i}")}}).to_string() + "\n")

@@ -129,7 +129,7 @@ pub(super) fn account_in(
         return None;
     }
     let before = (goal.budget.clone(), goal.completion_status);
-    if let Some(source) = &report.source {
+    if let Some(source) = report.source.as_ref().filter(|s| !foreign_record(goal, s)) {
         let key = source.key();
         if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
             goal.budget.usage_sources.insert(key, source.baseline());
@@ -152,6 +152,25 @@ pub(super) fn account_in(
         changed: compare != before.0 || goal.completion_status != before.1,
         wrap_up,
     })
+}
+
+/// Whether `source` is read from another record than the goal's own: the
+/// one its user commands were confirmed in, else the first one it counted.
+/// The host names one record per session; a payload forged from the agent's
+/// shell, with a host folder of its making in its environment, could name a
+/// planted one and run the goal into its budget (which ends the stop hold).
+fn foreign_record(goal: &Goal, source: &crate::usage::Source) -> bool {
+    let Some(path) = source.record() else {
+        return false;
+    };
+    if !goal.voice.record_key.is_empty() {
+        return crate::redact::fingerprint(&path.to_string_lossy()) != goal.voice.record_key;
+    }
+    let key = source.key();
+    goal.budget
+        .usage_sources
+        .keys()
+        .any(|k| k.starts_with(crate::usage::RECORD_KEY) && *k != key)
 }
 
 /// The audit line of a budget crossed now.

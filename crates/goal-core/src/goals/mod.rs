@@ -991,6 +991,18 @@ mod budget_tests {
         assert_eq!(goal_now(&s).budget.tokens_used, 0);
         claude_stop(&dir, &real);
         assert_eq!(goal_now(&s).budget.tokens_used, 300);
+        // A second folder the hook takes for Claude Code's (CLAUDE_CONFIG_DIR
+        // set by whoever ran it), holding a record in the right shape: the
+        // goal counts only the record it counted first.
+        let mut second = config(&dir);
+        second.claude_dirs.push(dir.join("elsewhere"));
+        let folder = dir.join("elsewhere/projects/-w-budget");
+        std::fs::create_dir_all(&folder).unwrap();
+        let planted = folder.join(format!("{SESSION}.jsonl"));
+        std::fs::copy(transcript(&dir.join("big"), 20), &planted).unwrap();
+        let payload = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "Stop", "transcript_path": planted, "stop_hook_active": false});
+        run_with(Host::Claude, "Stop", &payload.to_string(), Ok(second));
+        assert_eq!(goal_now(&s).budget.tokens_used, 300);
         std::fs::remove_dir_all(dir).ok();
     }
 
