@@ -32,8 +32,14 @@ pub enum Source {
     /// A Gemini CLI chat recording (`~/.gemini/tmp/<project>/chats/*.jsonl`).
     GeminiChat(PathBuf),
     /// A host's running token total (Copilot CLI's `tokenCount`), under a key
-    /// naming the host's session.
-    RunningTotal { key: String, total: u64 },
+    /// naming the host's session; `record`: the host's record of that session
+    /// (Copilot CLI's `events.jsonl`, Codex CLI's rollout), which names where
+    /// the total was read.
+    RunningTotal {
+        key: String,
+        total: u64,
+        record: Option<PathBuf>,
+    },
 }
 
 impl Source {
@@ -50,12 +56,11 @@ impl Source {
         }
     }
 
-    /// The host's record file the source is read from (a transcript or a
-    /// chat recording), when it is one.
+    /// The host's record of the session the source was read from.
     pub fn record(&self) -> Option<&std::path::Path> {
         match self {
             Source::Transcript(path) | Source::GeminiChat(path) => Some(path),
-            Source::RunningTotal { .. } => None,
+            Source::RunningTotal { record, .. } => record.as_deref(),
         }
     }
 
@@ -202,9 +207,17 @@ pub fn count_running_total(total: u64, mark: &mut UsageMark) -> u64 {
 pub fn copilot_total(store: &crate::store::Store, session_id: &str) -> Option<Source> {
     let objective = crate::autopilot::read(store, session_id)?;
     let total = objective.get("tokenCount").and_then(Value::as_u64)?;
+    let record = crate::store::validate_session_id(session_id).ok().map(|_| {
+        store
+            .config
+            .session_state
+            .join(session_id)
+            .join("events.jsonl")
+    });
     Some(Source::RunningTotal {
         key: format!("copilot:{session_id}"),
         total,
+        record,
     })
 }
 
@@ -233,6 +246,7 @@ pub fn codex_total(rollout: &std::path::Path, session_id: &str) -> Option<Source
     Some(Source::RunningTotal {
         key: format!("codex:{session_id}"),
         total,
+        record: Some(rollout.to_path_buf()),
     })
 }
 
@@ -259,7 +273,7 @@ mod tests {
                 count(330)
             ),
         );
-        let Some(Source::RunningTotal { key, total }) = codex_total(&path, "s") else {
+        let Some(Source::RunningTotal { key, total, .. }) = codex_total(&path, "s") else {
             panic!("no total")
         };
         assert_eq!((key.as_str(), total), ("codex:s", 330));

@@ -154,11 +154,13 @@ pub(super) fn account_in(
     })
 }
 
-/// Whether `source` is read from another record than the goal's own: the
-/// one its user commands were confirmed in, else the first one it counted.
-/// The host names one record per session; a payload forged from the agent's
-/// shell, with a host folder of its making in its environment, could name a
-/// planted one and run the goal into its budget (which ends the stop hold).
+/// Whether `source` was read beside another record than the goal's own: the
+/// one its user commands were confirmed in (Claude Code's transcript, Copilot
+/// CLI's `events.jsonl`, Codex CLI's rollout), else the first transcript or
+/// chat recording it counted. The host names one record per session; a
+/// payload forged from the agent's shell, with a host folder of its making in
+/// its environment, could name a planted one and run the goal into its budget
+/// (which ends the stop hold).
 fn foreign_record(goal: &Goal, source: &crate::usage::Source) -> bool {
     let Some(path) = source.record() else {
         return false;

@@ -882,6 +882,7 @@ mod budget_tests {
             source: Some(Source::RunningTotal {
                 key: key.into(),
                 total: n,
+                record: None,
             }),
             turns: 0,
             baseline: false,
@@ -1003,6 +1004,35 @@ mod budget_tests {
         let payload = json!({"session_id": SESSION, "cwd": CWD, "hook_event_name": "Stop", "transcript_path": planted, "stop_hook_active": false});
         run_with(Host::Claude, "Stop", &payload.to_string(), Ok(second));
         assert_eq!(goal_now(&s).budget.tokens_used, 300);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_running_total_read_beside_another_record_than_the_goals_is_not_counted() {
+        let (s, dir) = setup();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let events = |root: &str| Some(PathBuf::from(format!("{root}/s-budget/events.jsonl")));
+        // The goal's user commands were confirmed in the host's events.jsonl.
+        s.modify(SESSION, Some(CWD), |current, _| {
+            let mut goal = current.unwrap();
+            goal.voice.record_key = redact::fingerprint("/real/s-budget/events.jsonl");
+            Ok((Change::Save(goal), ()))
+        })
+        .unwrap();
+        let report = |root: &str, n: u64| UsageReport {
+            source: Some(Source::RunningTotal {
+                key: "copilot:s-budget".into(),
+                total: n,
+                record: events(root),
+            }),
+            turns: 0,
+            baseline: false,
+        };
+        account_usage(&s, &agent(), &report("/real", 400)).unwrap();
+        account_usage(&s, &agent(), &report("/planted", 90_000)).unwrap();
+        assert_eq!(goal_now(&s).budget.tokens_used, 400);
+        account_usage(&s, &agent(), &report("/real", 500)).unwrap();
+        assert_eq!(goal_now(&s).budget.tokens_used, 500);
         std::fs::remove_dir_all(dir).ok();
     }
 
