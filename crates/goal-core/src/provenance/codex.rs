@@ -25,15 +25,18 @@ use crate::redact;
 
 /// Codex's folders: `CODEX_HOME`, and `~/.codex`.
 pub fn codex_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("CODEX_HOME")
+    codex_dirs_from(|name| std::env::var_os(name))
+}
+
+/// Codex's folders from a variable lookup (the host's own environment, see
+/// `process::host_environ`).
+pub fn codex_dirs_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<PathBuf> {
+    var("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .into_iter()
-        .collect();
-    if let Some(home) = crate::store::home_dir() {
-        dirs.push(home.join(".codex"));
-    }
-    dirs
+        .chain(crate::store::home_from(&var).map(|home| home.join(".codex")))
+        .collect()
 }
 
 const CODEX_RECORD: super::RecordNames = super::RecordNames {

@@ -272,12 +272,21 @@ pub fn voice(
                     redact::truncate(&payload.source, 24)
                 ));
             }
+            // Claude Code's folders as the running host has them.
+            let host_dirs = process::host_environ(origin.chain(), HostProc::Claude)
+                .map(crate::store::claude_dirs_from);
+            let dirs = host_dirs.as_deref().unwrap_or(dirs);
             let record =
                 records::claude_transcript(&payload.transcript_path, &payload.session_id, dirs);
             awaits_record(record, payload, pinned, &CLAUDE_RECORD)
         }
         Host::VsCode => Voice::Unchecked,
-        Host::Codex => codex::voice(payload, origin, &codex::codex_dirs(), pinned),
+        Host::Codex => {
+            let dirs = process::host_environ(origin.chain(), HostProc::Codex)
+                .map(codex::codex_dirs_from)
+                .unwrap_or_else(codex::codex_dirs);
+            codex::voice(payload, origin, &dirs, pinned)
+        }
         Host::Gemini => gemini::voice(payload, origin),
     }
 }

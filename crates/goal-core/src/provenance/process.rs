@@ -175,6 +175,61 @@ fn read(_pid: u32) -> Option<Proc> {
     None
 }
 
+/// The environment of the nearest `host` process above the hook in `chain`,
+/// as a variable lookup: where the host keeps its records is the host's to
+/// say. The hook's own environment is the agent's to set when its shell runs
+/// the hook (`HOME=/tmp/x`, `CLAUDE_CONFIG_DIR=…`); the running host's is not.
+/// The host is known by its executable only (a `CLAUDE_PID` anyone can set
+/// does not count), and the process must still be the one the chain read.
+/// None where it cannot be read (then the hook's own environment is used).
+pub fn host_environ(
+    chain: &[Proc],
+    host: HostProc,
+) -> Option<impl Fn(&str) -> Option<std::ffi::OsString>> {
+    let p = chain.iter().skip(1).find(|p| {
+        let by_exe = Proc {
+            named: None,
+            ..(*p).clone()
+        };
+        by_exe.host() == Some(host)
+    })?;
+    let bytes = read_environ(p)?;
+    let vars: Vec<(String, std::ffi::OsString)> = bytes
+        .split(|b| *b == 0)
+        .filter_map(|kv| {
+            let at = kv.iter().position(|b| *b == b'=')?;
+            let name = std::str::from_utf8(&kv[..at]).ok()?.to_string();
+            Some((name, os_string(&kv[at + 1..])))
+        })
+        .collect();
+    Some(move |name: &str| vars.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
+}
+
+#[cfg(target_os = "linux")]
+fn read_environ(p: &Proc) -> Option<Vec<u8>> {
+    let path = std::fs::read_link(format!("/proc/{}/exe", p.pid)).ok()?;
+    if p.path.is_empty() || path.to_string_lossy() != p.path {
+        return None;
+    }
+    std::fs::read(format!("/proc/{}/environ", p.pid)).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read_environ(_p: &Proc) -> Option<Vec<u8>> {
+    None
+}
+
+#[cfg(unix)]
+fn os_string(bytes: &[u8]) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(bytes).to_os_string()
+}
+
+#[cfg(not(unix))]
+fn os_string(bytes: &[u8]) -> std::ffi::OsString {
+    String::from_utf8_lossy(bytes).into_owned().into()
+}
+
 /// What the chain says about who ran the hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ran {

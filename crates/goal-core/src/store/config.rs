@@ -25,6 +25,20 @@ pub fn home_dir() -> Option<PathBuf> {
     home_from(|name| std::env::var_os(name))
 }
 
+/// Claude Code's folders from a variable lookup: `<home>/.claude` and
+/// `CLAUDE_CONFIG_DIR`.
+pub fn claude_dirs_from(var: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    home_from(&var)
+        .map(|h| h.join(".claude"))
+        .into_iter()
+        .chain(
+            var("CLAUDE_CONFIG_DIR")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+        )
+        .collect()
+}
+
 /// Where the store lives and how long it waits for its lock.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreConfig {
@@ -114,11 +128,7 @@ impl StoreConfig {
         let number = |name: &str| -> Option<u64> {
             get(name).and_then(|v| v.to_str().and_then(|s| s.trim().parse().ok()))
         };
-        let claude_dirs = home_from(get)
-            .map(|h| h.join(".claude"))
-            .into_iter()
-            .chain(get("CLAUDE_CONFIG_DIR").map(PathBuf::from))
-            .collect();
+        let claude_dirs = claude_dirs_from(get);
         Ok(StoreConfig {
             session_state,
             root,

@@ -84,7 +84,10 @@ mod side;
 mod slots;
 
 pub use compact::Compact;
-pub use config::{home_dir, StoreConfig, DEFAULT_AUDIT_MAX_BYTES, DEFAULT_LOCK_TIMEOUT};
+pub use config::{
+    claude_dirs_from, home_dir, home_from, StoreConfig, DEFAULT_AUDIT_MAX_BYTES,
+    DEFAULT_LOCK_TIMEOUT,
+};
 pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
 pub use journal::{JOURNAL_KEEP_LINES, JOURNAL_MAX_BYTES};
 pub use lock::StoreLock;
