@@ -265,7 +265,28 @@ fn prompt_voice(
 ) -> Result<provenance::Voice> {
     let goal = load_goal(store, caller)?;
     let pinned = goal.as_ref().map_or("", |g| g.voice.record_key.as_str());
-    let record = delivery.record(store, payload);
+    let record = match delivery.host {
+        // Copilot CLI's session-state folder as the running host has it
+        // (`provenance::process::host_environ`): a hook run from the agent's
+        // shell with `GOAL_SYSTEM_SESSION_STATE` at a folder of its making
+        // would otherwise read a planted `events.jsonl`.
+        Host::CopilotCli => provenance::process::host_environ(
+            delivery.origin.chain(),
+            provenance::process::HostProc::Copilot,
+        )
+        .and_then(|var| crate::store::StoreConfig::from_vars(var).ok())
+        .and_then(|config| {
+            crate::store::validate_session_id(&payload.session_id).ok()?;
+            Some(
+                config
+                    .session_state
+                    .join(&payload.session_id)
+                    .join("events.jsonl"),
+            )
+        })
+        .or_else(|| delivery.record(store, payload)),
+        _ => delivery.record(store, payload),
+    };
     Ok(provenance::voice(
         delivery.host,
         payload,
