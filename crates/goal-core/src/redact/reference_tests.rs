@@ -137,3 +137,52 @@ fn scan_finds_what_a_plain_search_finds() {
     assert_scan_is_plain("bench text", &bench_text::mixed_text(1 << 20));
     assert_scan_is_plain("corpus", &corpus_text());
 }
+
+/// `heuristics::is_identifier_path` as it was written before it became one
+/// pass over the bytes.
+fn identifier_path_by_segments(v: &str) -> bool {
+    let v = v.strip_suffix('.').unwrap_or(v);
+    let mut segments = 0;
+    let mut digit_free_segment = false;
+    for seg in v.split('.') {
+        let b = seg.as_bytes();
+        let starts_ok = b
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(*c, b'_' | b'$'));
+        if !starts_ok
+            || !b
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(*c, b'_' | b'$'))
+        {
+            return false;
+        }
+        segments += 1;
+        digit_free_segment |= !b.iter().any(u8::is_ascii_digit);
+    }
+    let has_digit = v.bytes().any(|c| c.is_ascii_digit());
+    !has_digit || (segments > 1 && digit_free_segment)
+}
+
+#[test]
+fn identifier_path_is_unchanged() {
+    let alphabet = ["a", "Z", "1", ".", "_", "$", "-", "é"];
+    let mut words = vec![String::new()];
+    let mut checked = 0;
+    for _ in 0..5 {
+        let mut longer = Vec::new();
+        for word in &words {
+            for piece in alphabet {
+                let next = format!("{word}{piece}");
+                assert_eq!(
+                    super::heuristics::is_identifier_path(&next),
+                    identifier_path_by_segments(&next),
+                    "{next:?}"
+                );
+                checked += 1;
+                longer.push(next);
+            }
+        }
+        words = longer;
+    }
+    assert!(checked > 30_000);
+}

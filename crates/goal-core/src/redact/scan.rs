@@ -82,6 +82,23 @@ fn slot_index(first: u8, second: u8) -> usize {
     usize::from(first & 0x7f) | usize::from(second & 0x7f) << 7
 }
 
+/// [`slot_index`] of a pair of bytes in any ASCII case, by two lookups.
+#[inline]
+fn folded_slot_index(first: u8, second: u8) -> usize {
+    usize::from(SLOT_FOLD[usize::from(first)]) | usize::from(SLOT_FOLD[usize::from(second)]) << 7
+}
+
+/// A byte in lower case, its high bit dropped: its part of a slot index.
+static SLOT_FOLD: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).to_ascii_lowercase() & 0x7f;
+        b += 1;
+    }
+    table
+};
+
 /// Positions the scan tests per mask: a bit per position.
 const CHUNK: usize = 64;
 
@@ -138,7 +155,12 @@ impl Use {
             Then::Operator => {
                 // `(?:\\?["'])?[ \t]*` then the first byte of `:`, `=`, `:=`
                 // or `=>`. The blank run is bounded so a trigger check stays
-                // constant time.
+                // constant time. Most often the next byte decides.
+                match rest.first() {
+                    Some(b':' | b'=') => return true,
+                    Some(b' ' | b'\t' | b'"' | b'\'' | b'\\') => {}
+                    _ => return false,
+                }
                 let quote = match rest {
                     [b'\\', b'"' | b'\'', ..] => 2,
                     [b'"' | b'\'', ..] => 1,
@@ -458,22 +480,33 @@ impl Triggers {
         }
     }
 
-    /// Calls `found` for the rules whose trigger occurs at `at`.
-    #[inline]
+    /// Calls `found` for the rules whose trigger occurs at `at`. Small, so
+    /// that the most positions it is given, turned away by their pair's
+    /// third-byte set, cost a call that saves no register (inlined in the
+    /// scan's loop it cost more).
+    #[inline(never)]
     fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
         // Bytes outside ASCII fold onto an ASCII pair's slot; the literal
         // comparison below is exact.
-        let slot = self.slots[slot_index(
-            bytes[at].to_ascii_lowercase(),
-            bytes[at + 1].to_ascii_lowercase(),
-        )];
+        let slot = self.slots[folded_slot_index(bytes[at], bytes[at + 1])];
         if slot == 0 {
             return;
         }
         let group = &self.groups[usize::from(slot) - 1];
-        if !group.allows_third(bytes.get(at + 2)) {
-            return;
+        if group.allows_third(bytes.get(at + 2)) {
+            self.compare(bytes, at, group, found);
         }
+    }
+
+    /// The literals of `group` compared at `at`, and their rules' uses.
+    #[inline(never)]
+    fn compare(
+        &self,
+        bytes: &[u8],
+        at: usize,
+        group: &Group,
+        found: &mut impl FnMut(usize, usize),
+    ) {
         let word = bytes
             .get(at..at + 8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
