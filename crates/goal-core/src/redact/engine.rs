@@ -170,6 +170,11 @@ fn resolve_group(text: &str, group: &mut [Span], out: &mut Vec<Span>) {
 
 /// Blanks, escaped line ends, quotes and punctuation: nothing secret.
 fn is_trivial(rest: &str) -> bool {
+    let trivial = |b: u8| b.is_ascii_whitespace() || b"\"'`.,;:".contains(&b);
+    // Without a backslash, no escape to take out first (no allocation).
+    if !rest.contains('\\') {
+        return rest.bytes().all(trivial);
+    }
     rest.replace("\\n", "")
         .replace("\\r", "")
         .bytes()

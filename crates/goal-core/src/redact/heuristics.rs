@@ -489,25 +489,35 @@ pub(super) fn looks_like_code(v: &str, strict: bool) -> bool {
 /// dots. Digits are allowed only in a dotted path with a digit-free segment,
 /// so `hunter2` and `p4ss.w0rd` do not count.
 pub(super) fn is_identifier_path(v: &str) -> bool {
-    let v = v.strip_suffix('.').unwrap_or(v);
-    let mut segments = 0;
-    let mut digit_free_segment = false;
-    for seg in v.split('.') {
-        let b = seg.as_bytes();
-        let starts_ok = b
-            .first()
-            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(*c, b'_' | b'$'));
-        if !starts_ok
-            || !b
-                .iter()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(*c, b'_' | b'$'))
+    // One pass over the bytes: it runs on most values after a key's name.
+    let v = v.strip_suffix('.').unwrap_or(v).as_bytes();
+    let (mut segments, mut digit_free_segment, mut has_digit) = (0, false, false);
+    let mut at = 0;
+    loop {
+        // A segment: a letter, `_` or `$`, then those or digits.
+        if !v
+            .get(at)
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(*c, b'_' | b'$'))
         {
             return false;
         }
+        let mut digit = false;
+        while let Some(&c) = v.get(at).filter(|c| **c != b'.') {
+            if c.is_ascii_digit() {
+                digit = true;
+            } else if !(c.is_ascii_alphabetic() || matches!(c, b'_' | b'$')) {
+                return false;
+            }
+            at += 1;
+        }
         segments += 1;
-        digit_free_segment |= !b.iter().any(u8::is_ascii_digit);
+        digit_free_segment |= !digit;
+        has_digit |= digit;
+        if at == v.len() {
+            break;
+        }
+        at += 1;
     }
-    let has_digit = v.bytes().any(|c| c.is_ascii_digit());
     !has_digit || (segments > 1 && digit_free_segment)
 }
 

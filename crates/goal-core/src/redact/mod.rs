@@ -40,6 +40,8 @@ mod locate;
 mod prechecks;
 #[cfg(test)]
 mod props;
+#[cfg(test)]
+mod reference_tests;
 mod rule;
 mod rules;
 mod scan;

@@ -158,8 +158,8 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
 }
 
 /// After `login`, its blanks and the next word (any bytes up to ASCII white
-/// space), blanks then `password`: what the `.netrc` rule's pattern needs
-/// before its value. `Login { password: ... }` in code has none.
+/// space), blanks, `password` and a blank: what the `.netrc` rule's pattern
+/// needs before its value. `Login { password: ... }` in code has none.
 pub(super) fn login_password_follows(text: &[u8], at: usize) -> bool {
     let blanks = |i: usize| {
         i + text[i.min(text.len())..]
@@ -177,8 +177,11 @@ pub(super) fn login_password_follows(text: &[u8], at: usize) -> bool {
     end > word
         && password > end
         && text
-            .get(password..password + "password".len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(b"password"))
+            .get(password..password + "password".len() + 1)
+            .is_some_and(|w| {
+                w[.."password".len()].eq_ignore_ascii_case(b"password")
+                    && matches!(w["password".len()], b' ' | b'\t')
+            })
 }
 
 /// After `://`, a user (no `/`, `?`, `#`, `@`, `:`, bracket, quote, angle

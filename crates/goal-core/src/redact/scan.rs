@@ -19,9 +19,10 @@
 //!
 //! A general multi-literal searcher (the `aho-corasick` crate, already in
 //! the tree through `regex`) was measured against this on the bench's agent
-//! output: with the 250 case-insensitive literals its automaton walk alone
-//! (SIMD prefilters do not apply to that many literals) ran at under half
-//! this scan's speed with its checks (README, Performance).
+//! output: with the 262 case-insensitive literals its overlapping search
+//! alone (SIMD prefilters do not apply to that many literals) took 2.9 to
+//! 4.5 times this scan's time with its checks (10 MB, DFA and contiguous
+//! NFA, measured again 2026-11-26).
 
 use super::rules::{Rule, Then, Trigger};
 
@@ -82,6 +83,23 @@ fn slot_index(first: u8, second: u8) -> usize {
     usize::from(first & 0x7f) | usize::from(second & 0x7f) << 7
 }
 
+/// [`slot_index`] of a pair of bytes in any ASCII case, by two lookups.
+#[inline]
+fn folded_slot_index(first: u8, second: u8) -> usize {
+    usize::from(SLOT_FOLD[usize::from(first)]) | usize::from(SLOT_FOLD[usize::from(second)]) << 7
+}
+
+/// A byte in lower case, its high bit dropped: its part of a slot index.
+static SLOT_FOLD: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).to_ascii_lowercase() & 0x7f;
+        b += 1;
+    }
+    table
+};
+
 /// Positions the scan tests per mask: a bit per position.
 const CHUNK: usize = 64;
 
@@ -90,6 +108,19 @@ const CHUNK: usize = 64;
 pub(super) fn is_word_byte(b: u8) -> bool {
     WORD_BYTE[usize::from(b)]
 }
+
+/// The pair table's word bits for one second byte, by first byte.
+static FIRST_IS_WORD_ROW: [u8; 256] = {
+    let mut row = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        if WORD_BYTE[b] {
+            row[b] = PAIR_FIRST_IS_WORD;
+        }
+        b += 1;
+    }
+    row
+};
 
 static WORD_BYTE: [bool; 256] = {
     let mut table = [false; 256];
@@ -125,7 +156,12 @@ impl Use {
             Then::Operator => {
                 // `(?:\\?["'])?[ \t]*` then the first byte of `:`, `=`, `:=`
                 // or `=>`. The blank run is bounded so a trigger check stays
-                // constant time.
+                // constant time. Most often the next byte decides.
+                match rest.first() {
+                    Some(b':' | b'=') => return true,
+                    Some(b' ' | b'\t' | b'"' | b'\'' | b'\\') => {}
+                    _ => return false,
+                }
                 let quote = match rest {
                     [b'\\', b'"' | b'\'', ..] => 2,
                     [b'"' | b'\'', ..] => 1,
@@ -244,23 +280,15 @@ pub(super) struct Triggers {
 
 impl Triggers {
     pub(super) fn new(rules: &[Rule]) -> Triggers {
-        // What each pair can be, before the flags are laid out: it starts a
-        // trigger (bit 0), it continues one (bit 1).
-        const STARTS: u8 = 1;
-        const CONTINUES: u8 = 2;
-        let mut can = vec![0u8; 1 << 16];
         let mut slots = Box::new([0u8; 1 << 14]);
         // Built nested (pair, literal, uses), then laid out flat.
         let mut nested: Vec<PairLiterals> = Vec::new();
-        // Pairs that start a trigger which may sit inside a word.
-        let mut anywhere = vec![false; 1 << 16];
-        let mark = |pairs: &mut [u8], first: u8, second: u8, bit: u8| {
-            for a in [first, first.to_ascii_uppercase()] {
-                for b in [second, second.to_ascii_uppercase()] {
-                    pairs[pair_index(a, b)] |= bit;
-                }
-            }
-        };
+        // Per group: its pair, and whether a trigger it starts may sit
+        // inside a word.
+        let mut starts: Vec<([u8; 2], bool)> = Vec::new();
+        // Every trigger's second byte with its third (`None`: the trigger
+        // is two bytes, any byte may follow).
+        let mut continues: Vec<(u8, Option<u8>)> = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
             assert!(!rule.triggers.is_empty(), "{}: no trigger", rule.family);
             for &Trigger {
@@ -283,18 +311,16 @@ impl Triggers {
                     "{}: a word trigger starts with a word byte",
                     rule.family
                 );
-                mark(&mut can, bytes[0], bytes[1], STARTS);
-                match bytes.get(2) {
-                    Some(&third) => mark(&mut can, bytes[1], third, CONTINUES),
-                    None => (0..=u8::MAX).for_each(|any| mark(&mut can, bytes[1], any, CONTINUES)),
-                }
-                anywhere[pair_index(bytes[0], bytes[1])] |= !word_start;
+                continues.push((bytes[1], bytes.get(2).copied()));
                 let slot = slot_index(bytes[0], bytes[1]);
                 if slots[slot] == 0 {
                     nested.push(([0; 4], Vec::new()));
+                    starts.push(([bytes[0], bytes[1]], false));
                     slots[slot] = u8::try_from(nested.len()).expect("fewer than 256 trigger pairs");
                 }
-                let (third, literals) = &mut nested[usize::from(slots[slot]) - 1];
+                let group = usize::from(slots[slot]) - 1;
+                starts[group].1 |= !word_start;
+                let (third, literals) = &mut nested[group];
                 match bytes.get(2) {
                     Some(&b) => third[usize::from(b >> 6)] |= 1 << (b & 63),
                     None => *third = [u64::MAX; 4],
@@ -321,30 +347,50 @@ impl Triggers {
             }
         }
         let buckets = Buckets::new(&thirds);
+        // Only the pairs of the triggers are visited (the process start
+        // of every hook pays for this table): the word bits first, the
+        // same for every second byte, so a row per second byte.
         let mut pairs = Box::new([0u8; 1 << 16]);
-        for (index, flags) in pairs.iter_mut().enumerate() {
-            let [first, second] = u16::try_from(index).expect("a pair").to_le_bytes();
-            let (low_first, low_second) = (first.to_ascii_lowercase(), second.to_ascii_lowercase());
-            if can[index] & STARTS != 0 {
-                if !anywhere[pair_index(low_first, low_second)] {
-                    *flags |= PAIR_WORD_ONLY;
+        for row in pairs.chunks_exact_mut(256) {
+            row.copy_from_slice(&FIRST_IS_WORD_ROW);
+        }
+        let cases = |b: u8| [b, b.to_ascii_uppercase()];
+        for (([first, second], anywhere), (third, _)) in starts.iter().zip(&nested) {
+            let set = if *third == [u64::MAX; 4] {
+                0b11
+            } else {
+                let mut set = 0;
+                for (word, bits) in (0u8..).zip(third) {
+                    let mut bits = *bits;
+                    while bits != 0 {
+                        let b = word * 64 + u8::try_from(bits.trailing_zeros()).expect("a bit");
+                        set |= buckets.bit(b);
+                        bits &= bits - 1;
+                    }
                 }
-                let slot = slots[slot_index(low_first, low_second)];
-                let (third, _) = &nested[usize::from(slot) - 1];
-                let set = if *third == [u64::MAX; 4] {
-                    0b11
-                } else {
-                    (0..=u8::MAX)
-                        .filter(|&b| third[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
-                        .fold(0, |set, b| set | buckets.bit(b))
-                };
-                *flags |= set & PAIR_THIRDS;
+                set
+            };
+            let flags = (set & PAIR_THIRDS) | if *anywhere { 0 } else { PAIR_WORD_ONLY };
+            for a in cases(*first) {
+                for b in cases(*second) {
+                    pairs[pair_index(a, b)] |= flags;
+                }
             }
-            if can[index] & CONTINUES != 0 {
-                *flags |= buckets.bit(second) << PAIR_NEXT_SHIFT;
-            }
-            if is_word_byte(first) {
-                *flags |= PAIR_FIRST_IS_WORD;
+        }
+        for &(second, third) in &continues {
+            for a in cases(second) {
+                match third {
+                    Some(third) => {
+                        for b in cases(third) {
+                            pairs[pair_index(a, b)] |= buckets.bit(b) << PAIR_NEXT_SHIFT;
+                        }
+                    }
+                    None => {
+                        for b in 0..=u8::MAX {
+                            pairs[pair_index(a, b)] |= buckets.bit(b) << PAIR_NEXT_SHIFT;
+                        }
+                    }
+                }
             }
         }
         let (mut groups, mut flat, mut uses) = (Vec::new(), Vec::new(), Vec::new());
@@ -435,22 +481,33 @@ impl Triggers {
         }
     }
 
-    /// Calls `found` for the rules whose trigger occurs at `at`.
-    #[inline]
+    /// Calls `found` for the rules whose trigger occurs at `at`. Small, so
+    /// that the most positions it is given, turned away by their pair's
+    /// third-byte set, cost a call that saves no register (inlined in the
+    /// scan's loop it cost more).
+    #[inline(never)]
     fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
         // Bytes outside ASCII fold onto an ASCII pair's slot; the literal
         // comparison below is exact.
-        let slot = self.slots[slot_index(
-            bytes[at].to_ascii_lowercase(),
-            bytes[at + 1].to_ascii_lowercase(),
-        )];
+        let slot = self.slots[folded_slot_index(bytes[at], bytes[at + 1])];
         if slot == 0 {
             return;
         }
         let group = &self.groups[usize::from(slot) - 1];
-        if !group.allows_third(bytes.get(at + 2)) {
-            return;
+        if group.allows_third(bytes.get(at + 2)) {
+            self.compare(bytes, at, group, found);
         }
+    }
+
+    /// The literals of `group` compared at `at`, and their rules' uses.
+    #[inline(never)]
+    fn compare(
+        &self,
+        bytes: &[u8],
+        at: usize,
+        group: &Group,
+        found: &mut impl FnMut(usize, usize),
+    ) {
         let word = bytes
             .get(at..at + 8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")));
