@@ -287,17 +287,22 @@ fn decode(raw: &[u8], escaped: bool) -> Option<String> {
         if next == body.len() {
             break;
         }
-        let (c, len) = match body[next + 1] {
-            b'u' => unicode(&body[next..])?,
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            other => (char::from(other), 2), // " \ /
+        let byte = match body[next + 1] {
+            b'u' => {
+                let (c, len) = unicode(&body[next..])?;
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                i = next + len;
+                continue;
+            }
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            other => other, // " \ /
         };
-        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-        i = next + len;
+        out.push(byte);
+        i = next + 2;
     }
     String::from_utf8(out).ok()
 }
