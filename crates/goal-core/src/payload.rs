@@ -79,15 +79,9 @@ fn decide_bytes(
         );
         return out;
     }
-    // The strict check first: it is many times faster than the lossy decoder
-    // on valid text, which is nearly every payload.
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    };
     // Parsed once, for the host resolution and the decision both: a big tool
-    // result is scanned, not copied (see `hooks::parse_stdin`).
-    let parsed = hooks::parse_stdin(&text);
+    // result is scanned, not copied (see `hooks::parse_stdin_bytes`).
+    let parsed = hooks::parse_stdin_bytes(bytes);
     // A VS Code or Claude Code entry that Copilot CLI also runs may leave the
     // event to the entry that decides it there (one decision per event).
     match hosts::resolve(host, parsed.as_ref().ok()) {

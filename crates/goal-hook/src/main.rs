@@ -90,6 +90,7 @@ fn main() {
     }
     // One payload, then exit: big buffers may take huge pages (not the watcher, which stays).
     goal_core::buffer::short_lived();
+    goal_core::buffer::widen_stdin_pipe();
     // This executable starts the tree's watcher when a hook had to walk.
     goal_core::observe::watch::set_launcher(None);
     let mut host = Host::CopilotCli;

@@ -578,13 +578,31 @@ pub(crate) fn call_key(call: &ToolCall) -> String {
         .collect()
 }
 
+/// Strings from this size on are hashed by a sample (see [`hash_value`]):
+/// the first and last 64 KB, and 64 bytes of every 16 KB between.
+const SAMPLED_FROM: usize = 1 << 20;
+const SAMPLE_ENDS: usize = 64 << 10;
+const SAMPLE_STRIDE: usize = 16 << 10;
+const SAMPLE_BYTES: usize = 64;
+
 /// Feeds `value` to `hasher` unambiguously (a tag, lengths before text),
 /// strings as they are: a write tool's arguments may carry a 10 MB file,
-/// which is neither copied nor escaped to be hashed.
+/// which is neither copied nor escaped to be hashed, nor hashed whole (a
+/// quarter of that hook's time): the key only tells one call seen by two
+/// front ends within seconds from the next call.
 fn hash_value(hasher: &mut Sha256, value: &Value) {
     let text = |hasher: &mut Sha256, s: &str| {
-        hasher.update((s.len() as u64).to_le_bytes());
-        hasher.update(s.as_bytes());
+        let bytes = s.as_bytes();
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        if bytes.len() < SAMPLED_FROM {
+            return hasher.update(bytes);
+        }
+        let (head, tail) = (SAMPLE_ENDS, bytes.len() - SAMPLE_ENDS);
+        hasher.update(&bytes[..head]);
+        for at in (head..tail).step_by(SAMPLE_STRIDE) {
+            hasher.update(&bytes[at..(at + SAMPLE_BYTES).min(tail)]);
+        }
+        hasher.update(&bytes[tail..]);
     };
     match value {
         Value::Null => hasher.update([0]),
@@ -676,4 +694,43 @@ pub fn after_tool(
         })?;
     audit_budget_limited(store, &accounted);
     Ok((accounted, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_big_argument_is_keyed_by_its_length_ends_and_samples() {
+        let key = |content: &str| {
+            call_key(&ToolCall {
+                name: "Write".into(),
+                args: json!({"file_path": "/p/big.txt", "content": content}),
+            })
+        };
+        let big = "0123456789abcdef".repeat(SAMPLED_FROM / 16 * 3);
+        let edit = |at: usize| {
+            let mut b = big.clone().into_bytes();
+            b[at] = b'#';
+            String::from_utf8(b).unwrap()
+        };
+        assert_eq!(key(&big), key(&big.clone()));
+        // Any change in the ends or a sampled block, or of length, tells calls apart.
+        for at in [
+            0,
+            SAMPLE_ENDS - 1,
+            SAMPLE_ENDS,
+            SAMPLE_ENDS + SAMPLE_STRIDE + 63,
+            big.len() - 1,
+        ] {
+            assert_ne!(key(&big), key(&edit(at)), "{at}");
+        }
+        assert_ne!(key(&big), key(&big[1..]));
+        // Below the sampling size every byte counts.
+        let small = &big[..SAMPLED_FROM - 1];
+        let mut changed = small.to_string().into_bytes();
+        changed[SAMPLED_FROM / 2] = b'#';
+        assert_ne!(key(small), key(std::str::from_utf8(&changed).unwrap()));
+    }
 }

@@ -4,8 +4,10 @@
 use serde_json::{json, Map, Value};
 
 mod codex;
+mod fast;
 mod gemini;
 mod tail;
+pub(crate) use fast::parse_bytes;
 pub(crate) use tail::parse_payload;
 use tail::REPORT_TAIL;
 
@@ -184,6 +186,39 @@ fn args_value(v: Option<&Value>) -> Value {
         Some(other) => other.clone(),
         None => Value::Null,
     }
+}
+
+/// [`read_payload`] of a payload the caller gives up: the calls' arguments
+/// are moved out of it, not copied (a write tool's may carry a 10 MB file).
+pub fn into_payload(mut value: Value) -> Payload {
+    // Taken where read_payload reads them, in its order, a null left in
+    // their place; a string (arguments as JSON text) is parsed there anyway.
+    let mut taken = Vec::new();
+    let mut take = |call: &mut Map<String, Value>, keys: [&str; 3]| {
+        let key = keys.into_iter().find(|k| call.contains_key(*k));
+        let args = key.and_then(|k| call.get_mut(k));
+        taken.push(args.filter(|a| !a.is_string()).map(std::mem::take));
+    };
+    if let Some(obj) = value.as_object_mut() {
+        let batch = match obj.contains_key("toolCalls") {
+            true => obj.get_mut("toolCalls"),
+            false => obj.get_mut("tool_calls"),
+        };
+        if let Some(Value::Array(batch)) = batch {
+            for call in batch.iter_mut().filter_map(Value::as_object_mut) {
+                take(call, ["args", "arguments", "toolArgs"]);
+            }
+        } else if str_field(obj, &["toolName", "tool_name"]).is_some() {
+            take(obj, ["toolArgs", "tool_input", "toolInput"]);
+        }
+    }
+    let mut payload = read_payload(&value);
+    for (call, args) in payload.calls.iter_mut().zip(taken) {
+        if let Some(args) = args {
+            call.args = args;
+        }
+    }
+    payload
 }
 
 /// Read a payload of any supported host into neutral terms.
@@ -518,6 +553,26 @@ pub fn render(host: Host, event: Event, decision: Decision, note: Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_payload_given_up_reads_as_one_lent() {
+        // The arguments moved out of the payload are the ones read_payload
+        // clones, call by call, whatever key and shape holds them.
+        for value in [
+            json!({"sessionId": "s", "toolCalls": [{"name": "edit", "args": {"path": "/a"}}, "odd",
+                {"name": "bash", "arguments": "{\"command\":\"ls\"}"}, {"name": "view", "toolArgs": [1]},
+                {"name": "none"}, {"name": "create", "args": null, "arguments": {"x": 1}}]}),
+            json!({"tool_calls": [{"tool_name": "Write", "args": {"content": "x"}}]}),
+            json!({"toolCalls": {"not": "a batch"}, "toolName": "create", "toolInput": {"file_text": "y"}}),
+            json!({"session_id": "s", "tool_name": "Write", "tool_input": {"file_path": "/p", "content": "z"}, "toolArgs": {"first": true}}),
+            json!({"session_id": "s", "tool_input": {"no": "tool name"}}),
+            json!({"session_id": "s", "tool_name": "", "tool_input": {"empty": "name"}}),
+            json!("not an object"),
+        ] {
+            let lent = format!("{:?}", read_payload(&value));
+            assert_eq!(format!("{:?}", into_payload(value)), lent);
+        }
+    }
 
     #[test]
     fn payload_shapes_of_every_host_are_read() {

@@ -12,7 +12,8 @@ pub(super) const REPORT_TAIL: usize = 256 * 1024;
 
 /// Keys of a payload holding a tool's result: only the end of their text
 /// is read (see `read_report`).
-const RESULT_KEYS: [&str; 4] = ["toolResult", "tool_result", "tool_response", "toolResponse"];
+pub(super) const RESULT_KEYS: [&str; 4] =
+    ["toolResult", "tool_result", "tool_response", "toolResponse"];
 
 /// Parses a hook's stdin. Strings inside a tool result keep only their last
 /// [`REPORT_TAIL`] bytes (rounded to a character), so a 10 MB output is
@@ -198,7 +199,7 @@ fn value_after(text: &str, key: &str) -> Option<u8> {
 fn tail_value(raw: &str) -> serde_json::Result<Value> {
     use serde::de::DeserializeSeed;
     match raw.as_bytes().first() {
-        Some(b'"') => tail_string(raw).map(Value::String),
+        Some(b'"') => tail_string(raw.as_bytes()).map(Value::String),
         Some(b'{' | b'[') => {
             let mut de = serde_json::Deserializer::from_str(raw);
             let value = Reader {
@@ -218,15 +219,20 @@ fn tail_value(raw: &str) -> serde_json::Result<Value> {
 /// decoding only the end of its text: a window of the text is decoded from a
 /// point where no escape is cut ([`token_start`]), and widened until it holds
 /// more than the tail. The result is the tail of the fully decoded string.
-fn tail_string(raw: &str) -> serde_json::Result<String> {
-    let bytes = raw.as_bytes();
+/// Bytes, so that the byte reader (`fast.rs`) need not check the UTF-8 of a
+/// body it drops: only the window decoded must be UTF-8 (an error otherwise).
+pub(super) fn tail_string(bytes: &[u8]) -> serde_json::Result<String> {
+    let utf8 = |b| {
+        std::str::from_utf8(b).map_err(|_| serde::de::Error::custom("invalid UTF-8 in a string"))
+    };
     // Escapes make the text longer than what it decodes to, so start wider.
     let mut window = 2 * REPORT_TAIL;
     while window + 2 < bytes.len() {
         let start = token_start(bytes, bytes.len() - 1 - window);
-        let mut piece = String::with_capacity(bytes.len() - start + 1);
+        let text = utf8(&bytes[start..])?;
+        let mut piece = String::with_capacity(text.len() + 1);
         piece.push('"');
-        piece.push_str(&raw[start..]);
+        piece.push_str(text);
         // A few characters at the start may be the hex digits of a cut
         // `\u` escape: enough is decoded that they fall outside the tail.
         // A low surrogate whose high half was cut off reads as U+FFFD at
@@ -237,7 +243,7 @@ fn tail_string(raw: &str) -> serde_json::Result<String> {
             _ => window *= 2,
         }
     }
-    decode(raw).map(keep_tail)
+    decode(utf8(bytes)?).map(keep_tail)
 }
 
 /// A JSON string's text decoded; a lone surrogate escape in it, which serde
@@ -390,7 +396,11 @@ mod tests {
         for shift in 0..40 {
             let (raw, text) = escaped(units + shift, shift);
             assert_eq!(serde_json::from_str::<String>(&raw).unwrap(), text);
-            assert_eq!(tail_string(&raw).unwrap(), keep_tail(text), "shift {shift}");
+            assert_eq!(
+                tail_string(raw.as_bytes()).unwrap(),
+                keep_tail(text),
+                "shift {shift}"
+            );
         }
     }
 
