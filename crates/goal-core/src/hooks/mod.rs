@@ -265,8 +265,16 @@ fn decide_on(
     } else {
         provenance::CONFIRM_WAIT
     };
+    // The run takes the session's lock once and reads its goal once until
+    // it writes (store/hold.rs). Settling a pending command may wait for the
+    // host's record: it waits without the hold, holding no one up.
+    let mut hold = store.hold(&caller.session_id);
+    if hold.is_some() && provenance::waiting(store, &caller.session_id) {
+        hold = None;
+    }
     let (refused, settle_warnings) = provenance::settle(store, &caller.session_id, wait);
     note_warnings(settle_warnings);
+    let _hold = hold.or_else(|| store.hold(&caller.session_id));
     // Codex CLI's own `/goal`, typed in its TUI, is the user's objective too.
     let adopted = match host {
         Host::Codex => codex_goal::adopt(store, &caller, &payload).unwrap_or_else(|e| {

@@ -395,6 +395,14 @@ pub const CONFIRM_WAIT: Duration = Duration::from_millis(1_500);
 /// record at all) is taken as the user's after this long.
 const NO_RECORD_GRACE_MS: u64 = 60_000;
 
+/// Whether the session's goal waits for the host's record to confirm a
+/// command ([`settle`] then may wait for it).
+pub fn waiting(store: &Store, session: &str) -> bool {
+    store
+        .peek_session(session)
+        .is_some_and(|goal| goal.voice.pending.is_some())
+}
+
 /// At a hook event of the session: settle its pending command against the
 /// host's record, waiting up to `wait` for the record to be written. A
 /// confirmed command stays; a refuted one is rolled back and noted. Returns

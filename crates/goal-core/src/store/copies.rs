@@ -106,12 +106,15 @@ impl Store {
             warnings,
             tampered,
             &mut seen,
+            None,
         )
     }
 
     /// [`Store::read_copy`], where `seen` is the last valid copy read and
     /// its bytes: a copy with the very same bytes (a session's three copies
-    /// usually are) is that goal again, not parsed and checked again.
+    /// usually are) is that goal again, not parsed and checked again. `pair`:
+    /// a slot already read, with its sibling's write number (both slots read
+    /// once, not each again for the other's number).
     #[allow(clippy::too_many_arguments)]
     fn read_copy_seen(
         &self,
@@ -122,14 +125,19 @@ impl Store {
         warnings: &mut Vec<String>,
         tampered: &mut Vec<Goal>,
         seen: &mut Option<(Vec<u8>, Copy)>,
+        pair: Option<(Found, Option<u64>)>,
     ) -> Option<Copy> {
-        let found = match read_state_file(path) {
+        let (found, sibling) = match pair {
+            Some((found, sibling)) => (found, Some(sibling)),
+            None => (read_state_file(path), None),
+        };
+        let found = match found {
             Found::Data {
                 bytes,
                 ino,
                 dev,
                 mtime_ns,
-            } if slots::is_slot(path) => match slots::current(path, &bytes) {
+            } if slots::is_slot(path) => match slots::current(path, &bytes, sibling) {
                 Some(body) => Found::Data {
                     bytes: body.to_vec(),
                     ino,
@@ -297,13 +305,18 @@ impl Store {
             Some(cwd) => paths.push(self.by_cwd_path(cwd, session_id)),
             None => paths.extend(self.cwd_files_of_session(session_id)),
         }
-        paths.extend(self.slot_paths(session_id));
+        let slots = self.slot_paths(session_id);
+        let [found0, found1] = slots.clone().map(|p| read_state_file(&p));
+        let (seq0, seq1) = (slots::seq_of(&found0), slots::seq_of(&found1));
+        let mut pairs = [Some((found0, seq1)), Some((found1, seq0))];
         let key = self.read_key();
         let mut tampered = Vec::new();
         let mut seen = None;
         let copies: Vec<Copy> = paths
             .iter()
-            .filter_map(|p| {
+            .map(|p| (p, None))
+            .chain(slots.iter().zip(pairs.iter_mut().map(Option::take)))
+            .filter_map(|(p, pair)| {
                 self.read_copy_seen(
                     p,
                     Some(session_id),
@@ -312,6 +325,7 @@ impl Store {
                     warnings,
                     &mut tampered,
                     &mut seen,
+                    pair,
                 )
             })
             .collect();

@@ -34,14 +34,17 @@ pub const TEMP_FILE_MAX_AGE: Duration = Duration::from_secs(600);
 
 static FSYNCS: AtomicU64 = AtomicU64::new(0);
 static RENAMES: AtomicU64 = AtomicU64::new(0);
+static READS: AtomicU64 = AtomicU64::new(0);
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// How many fsyncs (files and folders) and renames this process has made
-/// through the store: what `bench_store` and the durability tests count.
+/// through the store, and how many state files it read: what `bench_store`
+/// and the durability tests count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct IoCounts {
     pub fsyncs: u64,
     pub renames: u64,
+    pub reads: u64,
 }
 
 impl std::ops::Sub for IoCounts {
@@ -50,6 +53,7 @@ impl std::ops::Sub for IoCounts {
         IoCounts {
             fsyncs: self.fsyncs - earlier.fsyncs,
             renames: self.renames - earlier.renames,
+            reads: self.reads - earlier.reads,
         }
     }
 }
@@ -59,6 +63,7 @@ pub fn io_counts() -> IoCounts {
     IoCounts {
         fsyncs: FSYNCS.load(Ordering::Relaxed),
         renames: RENAMES.load(Ordering::Relaxed),
+        reads: READS.load(Ordering::Relaxed),
     }
 }
 
@@ -360,6 +365,7 @@ pub(super) enum Found {
 /// Read a state file without following symlinks: `lstat`, open, then check
 /// that the opened file is the regular file `lstat` saw.
 pub(super) fn read_state_file(path: &Path) -> Found {
+    READS.fetch_add(1, Ordering::Relaxed);
     for _ in 0..5 {
         let before = match fs::symlink_metadata(path) {
             Ok(meta) => meta,

@@ -80,6 +80,11 @@ impl Store {
 
     /// The state root's key, if it has one (never followed through a symlink).
     pub(super) fn read_key(&self) -> Option<Key> {
+        self.held_key().or_else(|| self.read_key_file())
+    }
+
+    /// [`Store::read_key`] from the disk.
+    pub(super) fn read_key_file(&self) -> Option<Key> {
         match read_state_file(&self.key_path()) {
             Found::Data { bytes, .. } => Key::from_hex(std::str::from_utf8(&bytes).ok()?),
             _ => None,

@@ -18,6 +18,8 @@ use crate::error::{ErrorCode, GoalError, Result};
 use parking_lot::{Condvar, Mutex};
 use std::fs::{self, File, TryLockError};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
@@ -30,10 +32,27 @@ static RELEASED: Condvar = Condvar::new();
 pub struct StoreLock {
     file: Option<File>,
     key: PathBuf,
+    /// Inside a run's hold (`hold`): the lock is the hold's, this only marks it in use.
+    nested: Option<Arc<AtomicBool>>,
+}
+
+impl StoreLock {
+    /// A store call's lock inside a run's hold (`hold`), which keeps the real one.
+    pub(super) fn nested(busy: Arc<AtomicBool>) -> StoreLock {
+        StoreLock {
+            file: None,
+            key: PathBuf::new(),
+            nested: Some(busy),
+        }
+    }
 }
 
 impl Drop for StoreLock {
     fn drop(&mut self) {
+        if let Some(busy) = self.nested.take() {
+            busy.store(false, Ordering::Release);
+            return;
+        }
         if let Some(file) = self.file.take() {
             let _ = file.unlock();
         }
@@ -78,6 +97,17 @@ fn open_lock_file(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// The error of a second lock of one session by the thread that holds it.
+pub(super) fn reentrant(path: &Path) -> GoalError {
+    GoalError::new(
+        ErrorCode::LockTimeout,
+        format!(
+            "the session lock {} is already held by this thread (re-entrant store call)",
+            path.display()
+        ),
+    )
+}
+
 /// Take the lock at `path` (its folder must exist), waiting at most
 /// `timeout`. Not re-entrant: a second call from the thread that holds it
 /// fails at once with `LOCK_TIMEOUT`.
@@ -90,15 +120,7 @@ pub(super) fn acquire(path: PathBuf, timeout: Duration) -> Result<StoreLock> {
             let holder = held.iter().find(|(p, _)| p == &path).map(|(_, t)| *t);
             match holder {
                 None => break,
-                Some(thread) if thread == me => {
-                    return Err(GoalError::new(
-                        ErrorCode::LockTimeout,
-                        format!(
-                            "the session lock {} is already held by this thread (re-entrant store call)",
-                            path.display()
-                        ),
-                    ))
-                }
+                Some(thread) if thread == me => return Err(reentrant(&path)),
                 Some(_) => {
                     if RELEASED.wait_until(&mut held, deadline).timed_out()
                         && held.iter().any(|(p, _)| p == &path)
@@ -114,6 +136,7 @@ pub(super) fn acquire(path: PathBuf, timeout: Duration) -> Result<StoreLock> {
     let mut guard = StoreLock {
         file: None,
         key: path,
+        nested: None,
     };
     let file = open_lock_file(&guard.key)?;
     let mut pause = Duration::from_millis(1);

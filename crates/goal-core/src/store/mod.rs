@@ -74,6 +74,7 @@ pub mod compact;
 pub mod config;
 mod copies;
 pub mod files;
+mod hold;
 mod journal;
 mod legacy;
 pub mod lock;
@@ -89,6 +90,7 @@ pub use config::{
     DEFAULT_LOCK_TIMEOUT,
 };
 pub use files::{io_counts, IoCounts, MAX_STATE_FILE_BYTES, TEMP_FILE_MAX_AGE};
+pub use hold::Hold;
 pub use journal::{JOURNAL_KEEP_LINES, JOURNAL_MAX_BYTES};
 pub use lock::StoreLock;
 pub use logs::MAX_LOG_DETAIL_CHARS;
@@ -152,6 +154,8 @@ pub struct Store {
     /// warnings, because some callers drop warnings and the user must hear
     /// of tampering whichever read met it.
     tamper_reports: std::sync::Arc<parking_lot::Mutex<Vec<String>>>,
+    /// A hook run's hold on its session ([`Store::hold`]).
+    held: std::sync::Arc<parking_lot::Mutex<Option<hold::Held>>>,
 }
 
 impl Store {
@@ -159,6 +163,7 @@ impl Store {
         Store {
             config,
             tamper_reports: Default::default(),
+            held: Default::default(),
         }
     }
 
@@ -181,6 +186,9 @@ impl Store {
     /// once with `LOCK_TIMEOUT`.
     pub fn lock(&self, session_id: &str) -> Result<StoreLock> {
         validate_session_id(session_id)?;
+        if let Some(held) = self.lock_held(session_id) {
+            return held;
+        }
         self.ensure_subdir(&self.locks_dir())?;
         lock::acquire(self.lock_path(session_id), self.config.lock_timeout)
     }
@@ -192,8 +200,16 @@ impl Store {
     /// invalid session id or no goal.
     pub fn peek_session(&self, session_id: &str) -> Option<Goal> {
         validate_session_id(session_id).ok()?;
+        if let Some(copies) = self.held_copies(session_id, None) {
+            return copies::newest(&copies);
+        }
         let mut ignored = Vec::new();
-        copies::newest(&self.session_copies(session_id, None, false, &mut ignored))
+        let copies = self.session_copies(session_id, None, false, &mut ignored);
+        // Under a run's hold, a clean read is what a locked read finds (`hold`).
+        if ignored.is_empty() && !copies.is_empty() {
+            self.keep_copies(session_id, None, &copies);
+        }
+        copies::newest(&copies)
     }
 
     /// The session's goal: the newest valid of its three copies. Corrupt
@@ -206,7 +222,7 @@ impl Store {
         }
         let _lock = self.lock(session_id)?;
         let mut warnings = Vec::new();
-        let copies = self.session_copies(session_id, cwd, true, &mut warnings);
+        let copies = self.locked_copies(session_id, cwd, &mut warnings);
         Ok(Loaded {
             goal: newest(&copies),
             warnings,
@@ -250,7 +266,7 @@ impl Store {
         }
         let _lock = self.lock(session_id)?;
         let mut warnings = Vec::new();
-        let copies = self.session_copies(session_id, cwd, true, &mut warnings);
+        let copies = self.locked_copies(session_id, cwd, &mut warnings);
         let current = newest(&copies);
         let (change, value) = f(current.clone(), &mut warnings)?;
         let goal = match change {
@@ -263,6 +279,7 @@ impl Store {
                 Some(self.persist(session_id, new, &copies, cwd, true, &mut warnings)?)
             }
         };
+        self.keep_written(session_id, cwd);
         Ok(Modified {
             value,
             goal,
@@ -278,7 +295,7 @@ impl Store {
         validate_cwd(&goal.cwd)?;
         let _lock = self.lock(&goal.session_id)?;
         let mut warnings = Vec::new();
-        let copies = self.session_copies(&goal.session_id, Some(&goal.cwd), true, &mut warnings);
+        let copies = self.locked_copies(&goal.session_id, Some(&goal.cwd), &mut warnings);
         self.persist(
             &goal.session_id.clone(),
             goal.clone(),
@@ -287,6 +304,7 @@ impl Store {
             false,
             &mut warnings,
         )?;
+        self.keep_written(&goal.session_id, Some(&goal.cwd));
         Ok(warnings)
     }
 
@@ -347,6 +365,8 @@ impl Store {
         if bump {
             Store::bump(&mut goal, copies);
         }
+        // What a run's hold kept is read again after any write (`hold`).
+        self.forget_copies(session_id);
         let key = self.key()?;
         let (sealed, bytes) = to_bytes(&key, &goal)?;
         let transition = transition(&goal, copies);
@@ -375,6 +395,7 @@ impl Store {
                 .and_then(|()| stage_lazy(&session_dir, &format!("{session_id}.json"), &bytes)),
         );
         let slot = self.write_slot(session_id, &bytes);
+        let written = warnings.len();
 
         let mut must_sync: Vec<PathBuf> = Vec::new();
         let mut failures = Vec::new();
@@ -393,13 +414,13 @@ impl Store {
                 Err(e) => failures.push(format!("{what} not written: {}", e.message)),
             }
         }
-        if let Err(e) = slot {
+        if let Err(e) = &slot {
             // A root copy carries the update alone: make it durable by rename.
             let Some((path, created)) = [&by_session, &by_cwd]
                 .into_iter()
                 .find_map(|r| r.as_ref().ok())
             else {
-                return Err(e);
+                return Err(e.clone());
             };
             if !created {
                 sync_path(path)?;
@@ -436,6 +457,10 @@ impl Store {
             }
         }
         sync_dirs(must_sync.iter().map(PathBuf::as_path))?;
+        if let (Ok(slot), true) = (&slot, warnings.len() == written) {
+            // Every copy written and nothing stale left: what a read finds now.
+            self.note_written(session_id, &bytes, keep, slot);
+        }
         if let Some(op) = transition {
             if let Err(e) = self.journal_append(&key, op, &sealed) {
                 warnings.push(format!("journal not written: {}", e.message));

@@ -91,8 +91,13 @@ pub(super) fn unframe(slot: &[u8]) -> Option<(u64, &[u8])> {
 
 /// The write number of the slot at `path`, if it holds a whole frame.
 fn seq_at(path: &Path) -> Option<u64> {
-    match read_state_file(path) {
-        Found::Data { bytes, .. } => unframe(&bytes).map(|(seq, _)| seq),
+    seq_of(&read_state_file(path))
+}
+
+/// The write number of a slot read as `found`, if it holds a whole frame.
+pub(super) fn seq_of(found: &Found) -> Option<u64> {
+    match found {
+        Found::Data { bytes, .. } => unframe(bytes).map(|(seq, _)| seq),
         _ => None,
     }
 }
@@ -103,11 +108,19 @@ fn seq_at(path: &Path) -> Option<u64> {
 /// write. The two slots are one copy: the later one is it, and the earlier
 /// one only stands in while the later one is torn (a goal written back to
 /// an earlier version, as a refused command's rollback does, must not lose
-/// to the version it undid).
-pub(super) fn current<'a>(path: &Path, bytes: &'a [u8]) -> Option<&'a [u8]> {
+/// to the version it undid). `sibling`: the other slot's write number when
+/// it was read already (else it is read now).
+pub(super) fn current<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    sibling_seq: Option<Option<u64>>,
+) -> Option<&'a [u8]> {
     let (seq, body) = unframe(bytes)?;
-    let other = sibling(path)?;
-    match seq_at(&other) {
+    let other = match sibling_seq {
+        Some(known) => known,
+        None => seq_at(&sibling(path)?),
+    };
+    match other {
         Some(later) if later > seq => None,
         _ => Some(body),
     }
@@ -150,8 +163,8 @@ impl Store {
 
     /// Write `bytes` durably to the session's slot that does not hold its
     /// latest whole write (a torn or missing one first), numbered one past
-    /// it. Returns once it is flushed. Under the session's lock.
-    pub(super) fn write_slot(&self, session_id: &str, bytes: &[u8]) -> Result<()> {
+    /// it. Returns once it is flushed, with the slot written. Under the session's lock.
+    pub(super) fn write_slot(&self, session_id: &str, bytes: &[u8]) -> Result<PathBuf> {
         let dir = self.slots_dir();
         ensure_dir(&dir, true)?;
         let paths = self.slot_paths(session_id);
@@ -196,7 +209,7 @@ impl Store {
         }
         // Flushed: a later writer need not flush it again.
         let _ = set_mark(&mark, IDLE);
-        Ok(())
+        Ok(path.clone())
     }
 }
 
