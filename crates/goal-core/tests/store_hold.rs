@@ -10,7 +10,16 @@ use goal_core::store::{io_counts, Change, Store, StoreConfig};
 use goal_core::{Goal, Status};
 use std::fs;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// The store's I/O counters are the process's: the tests that read them run
+/// one at a time, or another test's reads would be counted.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 const CWD: &str = "/work/hold";
 
@@ -45,6 +54,7 @@ fn add(store: &Store, what: &str) {
 
 #[test]
 fn a_held_session_is_read_once_until_it_is_written_and_reads_as_the_disk_does() {
+    let _serial = serial();
     let (store, base) = store("once");
     add(&store, "before the run");
     let hold = store.hold("s1").expect("the lock is free");
@@ -86,6 +96,7 @@ fn a_held_session_is_read_once_until_it_is_written_and_reads_as_the_disk_does() 
 
 #[test]
 fn a_hold_keeps_nested_calls_failing_and_other_writers_out() {
+    let _serial = serial();
     let (store, base) = store("locks");
     let other = Store::new(store.config.clone());
     {
@@ -121,6 +132,7 @@ fn a_hold_keeps_nested_calls_failing_and_other_writers_out() {
 
 #[test]
 fn a_damaged_copy_is_still_set_aside_and_reported_under_the_hold() {
+    let _serial = serial();
     let (store, base) = store("damaged");
     fs::write(store.by_session_path("s1"), b"{ not a goal").unwrap();
     let _hold = store.hold("s1").expect("the lock is free");
