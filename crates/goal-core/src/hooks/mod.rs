@@ -401,7 +401,7 @@ impl Delivery<'_> {
 /// the host writes it: a `transcript_path` outside the host's folders or not
 /// named for the session is never read (a payload forged from the agent's
 /// shell could otherwise point the usage count or the memory brief at a file
-/// of its making). VS Code's path is taken as given: nothing is counted from it.
+/// of its making). VS Code's is not read.
 pub(super) fn host_record(
     store: &Store,
     host: Host,
@@ -432,7 +432,8 @@ pub(super) fn host_record(
             &payload.session_id,
             &provenance::gemini::gemini_dirs(),
         ),
-        Host::VsCode => (!path.is_empty()).then(|| path.into()),
+        // Nothing known of where VS Code keeps it: not read at all.
+        Host::VsCode => None,
     }
 }
 

@@ -186,14 +186,7 @@ pub fn host_environ(
     chain: &[Proc],
     host: HostProc,
 ) -> Option<impl Fn(&str) -> Option<std::ffi::OsString>> {
-    let p = chain.iter().skip(1).find(|p| {
-        let by_exe = Proc {
-            named: None,
-            ..(*p).clone()
-        };
-        by_exe.host() == Some(host)
-    })?;
-    let bytes = read_environ(p)?;
+    let bytes = read_environ(outermost_host(chain, host)?)?;
     let vars: Vec<(String, std::ffi::OsString)> = bytes
         .split(|b| *b == 0)
         .filter_map(|kv| {
@@ -203,6 +196,20 @@ pub fn host_environ(
         })
         .collect();
     Some(move |name: &str| vars.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()))
+}
+
+/// The outermost `host` process above the hook, known by its executable. The
+/// real host is an ancestor of everything its agent starts: a program named
+/// like the host that the agent's shell runs (with an environment of its
+/// choosing) always sits below it.
+fn outermost_host(chain: &[Proc], host: HostProc) -> Option<&Proc> {
+    chain.iter().skip(1).rev().find(|p| {
+        let by_exe = Proc {
+            named: None,
+            ..(*p).clone()
+        };
+        by_exe.host() == Some(host)
+    })
 }
 
 #[cfg(target_os = "linux")]
@@ -319,6 +326,31 @@ pub(crate) fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_whose_environment_counts_is_the_outermost() {
+        // hook <- fake `claude` the agent started <- agent's shell <- the real claude
+        let chain = vec![
+            p(
+                50,
+                49,
+                49,
+                "goal-hook",
+                &["/x/goal-hook", "--host", "claude"],
+            ),
+            p(49, 48, 48, "claude", &["/tmp/x/claude", "-c", "goal-hook"]),
+            p(48, 30, 48, "bash", &["bash", "-c", "…"]),
+            p(30, 20, 20, "claude", &["claude"]),
+            p(20, 1, 20, "bash", &["bash"]),
+        ];
+        assert_eq!(
+            outermost_host(&chain, HostProc::Claude).map(|p| p.pid),
+            Some(30)
+        );
+        // The hook itself is never taken for the host, whatever its name.
+        let me = vec![p(7, 1, 7, "claude", &["claude"])];
+        assert_eq!(outermost_host(&me, HostProc::Claude), None);
+    }
 
     const CMD: &str = "GOAL_SYSTEM_HOOK=\"/x/goal-hook\" sh \"/x/hooks/goal-context.sh\" userPromptSubmitted || echo '{}'";
 
