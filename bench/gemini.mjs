@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { nativeHook, openAsUser } from './common.mjs'
+import { spawnAsHost } from '../__test__/helpers.mjs'
+import { addon, nativeHook, openAsUser } from './common.mjs'
 
 const iterations = Number(process.argv[2] ?? 100)
 const hook = nativeHook()
@@ -19,14 +20,36 @@ const env = { ...process.env, HOME: home, GOAL_SYSTEM_STATE_ROOT: stateRoot, GOA
 const cwd = join(home, 'project')
 mkdirSync(cwd, { recursive: true })
 for (let i = 0; i < 50; i++) writeFileSync(join(cwd, `f${i}.txt`), `${i}\n`)
-const chat = join(home, '.gemini', 'tmp', 'project', 'chats', 'session-2026-11-26T18-00-bench.jsonl')
-mkdirSync(join(chat, '..'), { recursive: true })
-writeFileSync(chat, `${JSON.stringify({ sessionId: 'bench', kind: 'main' })}\n`)
-
 const withRecord = '11111111-1111-4111-8111-111111111111'
+// Where and as Gemini CLI writes a main session's recording: a hook reads it nowhere else.
+const chat = join(
+  home,
+  '.gemini',
+  'tmp',
+  'project',
+  'chats',
+  `session-2026-11-26T18-00-${withRecord.slice(0, 8)}.jsonl`,
+)
+mkdirSync(join(chat, '..'), { recursive: true })
+writeFileSync(chat, `${JSON.stringify({ sessionId: withRecord, kind: 'main' })}\n`)
+
 const without = '22222222-2222-4222-8222-222222222222'
-for (const s of [withRecord, without])
-  openAsUser({ stateRoot, home }, s, cwd, 'measure the usage read', { status: 'active', remaining: ['x'] })
+// The goal whose usage is read is opened in Gemini CLI, as a user does (a goal opened in
+// another host is pinned to that host's record and counts nothing from Gemini's).
+const typed = spawnAsHost('gemini', [hook, '--host', 'gemini', 'BeforeAgent'], {
+  input: JSON.stringify({
+    session_id: withRecord,
+    transcript_path: chat,
+    cwd,
+    hook_event_name: 'BeforeAgent',
+    timestamp: new Date().toISOString(),
+    prompt: '/goal measure the usage read',
+  }),
+  env,
+})
+if (!typed.stdout.includes('draft goal')) throw new Error(`/goal was not taken: ${typed.stdout}${typed.stderr}`)
+addon.updateGoalSync({ sessionId: withRecord, cwd, stateRoot }, { status: 'active', remaining: ['x'] })
+openAsUser({ stateRoot, home }, without, cwd, 'measure the usage read', { status: 'active', remaining: ['x'] })
 
 const run = (command, payload) => {
   const t = process.hrtime.bigint()
@@ -81,6 +104,8 @@ console.log(
   `  AfterTool reading the chat recording  ${m.withRecord.toFixed(2)} ms  (${(m.withRecord / m.without).toFixed(2)}x the same hook without it, ${m.without.toFixed(2)} ms)`,
 )
 console.log(`  tokens counted: ${goal.budget.tokensUsed} of ${110 * iterations} recorded`)
+// A hook that read nothing would be measured as cheap: the count must be there.
+if (goal.budget.tokensUsed === 0) throw new Error('the hook counted no tokens: it did not read the recording')
 console.log(
   `  an AfterModel hook per model call     ${m.afterModel.toFixed(2)} ms  (${(afterModel.length / 1024).toFixed(0)} KB payload; ${m.readOnly.toFixed(2)} ms for a shell that only reads it)`,
 )

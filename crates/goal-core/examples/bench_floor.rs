@@ -1,7 +1,8 @@
 //! The floor the hook benchmark compares against: a compiled program that
 //! reads its whole stdin and durably rewrites one 4 KB file (write a
 //! temporary file, fsync, rename), the least a hook that records state can
-//! do. `bench/hooks.mjs` builds and runs it.
+//! do. It widens its stdin pipe as the hook does, so a big payload arrives
+//! in as few turns for both. `bench/hooks.mjs` builds and runs it.
 //!
 //! ```text
 //! echo '{}' | cargo run --release -p goal-core --example bench_floor -- /tmp/floor.json
@@ -12,6 +13,7 @@ use std::io::{Read, Write};
 
 fn main() -> std::io::Result<()> {
     let path = std::env::args().nth(1).expect("usage: bench_floor <file>");
+    goal_core::buffer::widen_stdin_pipe();
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input)?;
     let mut page = vec![b' '; 4096];
