@@ -207,17 +207,10 @@ pub fn count_running_total(total: u64, mark: &mut UsageMark) -> u64 {
 pub fn copilot_total(store: &crate::store::Store, session_id: &str) -> Option<Source> {
     let objective = crate::autopilot::read(store, session_id)?;
     let total = objective.get("tokenCount").and_then(Value::as_u64)?;
-    let record = crate::store::validate_session_id(session_id).ok().map(|_| {
-        store
-            .config
-            .session_state
-            .join(session_id)
-            .join("events.jsonl")
-    });
     Some(Source::RunningTotal {
         key: format!("copilot:{session_id}"),
         total,
-        record,
+        record: store.config.copilot_events(session_id),
     })
 }
 

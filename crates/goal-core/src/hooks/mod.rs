@@ -414,16 +414,7 @@ pub(super) fn host_record(
             &payload.session_id,
             &store.config.claude_dirs,
         ),
-        Host::CopilotCli | Host::CopilotSdk => {
-            crate::store::validate_session_id(&payload.session_id).ok()?;
-            Some(
-                store
-                    .config
-                    .session_state
-                    .join(&payload.session_id)
-                    .join("events.jsonl"),
-            )
-        }
+        Host::CopilotCli | Host::CopilotSdk => store.config.copilot_events(&payload.session_id),
         Host::Codex => {
             provenance::codex::rollout(path, &payload.session_id, &provenance::codex::codex_dirs())
         }

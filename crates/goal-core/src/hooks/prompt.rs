@@ -275,15 +275,7 @@ fn prompt_voice(
             provenance::process::HostProc::Copilot,
         )
         .and_then(|var| crate::store::StoreConfig::from_vars(var).ok())
-        .and_then(|config| {
-            crate::store::validate_session_id(&payload.session_id).ok()?;
-            Some(
-                config
-                    .session_state
-                    .join(&payload.session_id)
-                    .join("events.jsonl"),
-            )
-        })
+        .and_then(|config| config.copilot_events(&payload.session_id))
         .or_else(|| delivery.record(store, payload)),
         _ => delivery.record(store, payload),
     };

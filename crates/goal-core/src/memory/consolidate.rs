@@ -43,19 +43,10 @@ pub fn is_consolidator(agent: &str) -> bool {
 /// host's own (`hooks::host_record`), else Copilot CLI's `events.jsonl` in its
 /// session-state folder.
 pub fn record_path(store: &Store, session_id: &str, record: Option<&Path>) -> Option<PathBuf> {
-    if let Some(record) = record {
-        return Some(record.to_path_buf());
-    }
-    if crate::store::validate_session_id(session_id).is_err() {
-        return None;
-    }
-    let events = store
-        .config
-        .session_state
-        .join(session_id)
-        .join("events.jsonl");
     // Named even before it exists: the host may not have written it yet.
-    Some(events)
+    record
+        .map(Path::to_path_buf)
+        .or_else(|| store.config.copilot_events(session_id))
 }
 
 fn goal_section(goal: &Goal) -> String {

@@ -175,7 +175,7 @@ fn read(_pid: u32) -> Option<Proc> {
     None
 }
 
-/// The environment of the nearest `host` process above the hook in `chain`,
+/// The environment of the outermost `host` process above the hook in `chain`,
 /// as a variable lookup: where the host keeps its records is the host's to
 /// say. The hook's own environment is the agent's to set when its shell runs
 /// the hook (`HOME=/tmp/x`, `CLAUDE_CONFIG_DIR=…`); the running host's is not.

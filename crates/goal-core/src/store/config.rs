@@ -57,6 +57,13 @@ pub struct StoreConfig {
 }
 
 impl StoreConfig {
+    /// Copilot CLI's record of a session: `<session_state>/<session>/events.jsonl`
+    /// (None for a session id that is not a plain name).
+    pub fn copilot_events(&self, session_id: &str) -> Option<PathBuf> {
+        super::validate_session_id(session_id).ok()?;
+        Some(self.session_state.join(session_id).join("events.jsonl"))
+    }
+
     /// A configuration with explicit folders and default limits (for tests and embedders).
     pub fn new(session_state: impl Into<PathBuf>, root: impl Into<PathBuf>) -> StoreConfig {
         StoreConfig {
