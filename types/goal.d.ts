@@ -681,6 +681,12 @@ export interface UsageMark {
    * several transcript lines and may straddle two reads.
    */
   recent?: unknown[]
+  /**
+   * Fingerprint of the host record the source was first counted from (a
+   * running total is keyed by the host's session, not by where it was
+   * read): the source counts only beside that record afterwards.
+   */
+  record?: string
   /** The host's running total last seen (Copilot CLI's `tokenCount`). */
   total: number
 }

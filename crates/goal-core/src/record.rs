@@ -202,6 +202,11 @@ pub struct UsageMark {
     /// several transcript lines and may straddle two reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent: Vec<(String, u64)>,
+    /// Fingerprint of the host record the source was first counted from (a
+    /// running total is keyed by the host's session, not by where it was
+    /// read): the source counts only beside that record afterwards.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub record: String,
 }
 
 /// State of the stop loop guard.

@@ -131,10 +131,18 @@ pub(super) fn account_in(
     let before = (goal.budget.clone(), goal.completion_status);
     if let Some(source) = report.source.as_ref().filter(|s| !foreign_record(goal, s)) {
         let key = source.key();
+        let record = record_print(source);
         if report.baseline && !goal.budget.usage_sources.contains_key(&key) {
-            goal.budget.usage_sources.insert(key, source.baseline());
+            let mark = crate::record::UsageMark {
+                record,
+                ..source.baseline()
+            };
+            goal.budget.usage_sources.insert(key, mark);
         } else {
             let mark = goal.budget.usage_sources.entry(key).or_default();
+            if mark.record.is_empty() {
+                mark.record = record;
+            }
             goal.budget.tokens_used += source.count(mark);
         }
     }
@@ -162,17 +170,43 @@ pub(super) fn account_in(
 /// its environment, could name a planted one and run the goal into its budget
 /// (which ends the stop hold).
 fn foreign_record(goal: &Goal, source: &crate::usage::Source) -> bool {
-    let Some(path) = source.record() else {
+    if source.record().is_none() {
         return false;
-    };
+    }
+    let print = record_print(source);
     if !goal.voice.record_key.is_empty() {
-        return crate::redact::fingerprint(&path.to_string_lossy()) != goal.voice.record_key;
+        return print != goal.voice.record_key;
     }
     let key = source.key();
+    let pinned = goal.budget.usage_sources.get(&key).map(|m| &m.record);
+    if pinned.is_some_and(|p| !p.is_empty() && *p != print) {
+        // A running total keyed by the host's session, read beside another record.
+        return true;
+    }
     goal.budget
         .usage_sources
         .keys()
         .any(|k| k.starts_with(crate::usage::RECORD_KEY) && *k != key)
+}
+
+/// Whether the open `goal` has not yet counted `source` beside its record:
+/// the hook then asks the running host where it keeps that record
+/// (`hooks::Delivery::vouches`) before the goal relies on it.
+pub fn first_sight(goal: &Goal, source: &crate::usage::Source) -> bool {
+    source.record().is_some()
+        && goal
+            .budget
+            .usage_sources
+            .get(&source.key())
+            .is_none_or(|mark| mark.record.is_empty())
+}
+
+/// The fingerprint of the host record `source` was read beside ("" for none).
+fn record_print(source: &crate::usage::Source) -> String {
+    source
+        .record()
+        .map(|path| crate::redact::fingerprint(&path.to_string_lossy()))
+        .unwrap_or_default()
 }
 
 /// The audit line of a budget crossed now.

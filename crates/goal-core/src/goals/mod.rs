@@ -8,7 +8,7 @@ mod stop;
 mod voice;
 
 use budget::{account_in, audit_budget_limited, save_if, settle_budget};
-pub use budget::{account_usage, tick_time, Accounted, UsageReport};
+pub use budget::{account_usage, first_sight, tick_time, Accounted, UsageReport};
 pub use history::{after_tool, record_tool, record_tool_calls, Tree, HISTORY_WINDOW};
 use stop::pause;
 pub use stop::{
@@ -1033,6 +1033,37 @@ mod budget_tests {
         assert_eq!(goal_now(&s).budget.tokens_used, 400);
         account_usage(&s, &agent(), &report("/real", 500)).unwrap();
         assert_eq!(goal_now(&s).budget.tokens_used, 500);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn a_running_total_keeps_the_record_it_was_first_counted_beside() {
+        // No user command confirmed in a host record (a goal opened from the
+        // command line): the first record the total was counted beside pins it.
+        let (s, dir) = setup();
+        open(&s, &user(), &json!({"objective": "ship it"})).unwrap();
+        let report = |root: &str, n: u64| UsageReport {
+            source: Some(Source::RunningTotal {
+                key: "codex:s-budget".into(),
+                total: n,
+                record: Some(PathBuf::from(format!("{root}/rollout-s-budget.jsonl"))),
+            }),
+            turns: 0,
+            baseline: false,
+        };
+        let real = report("/real", 300);
+        assert!(first_sight(&goal_now(&s), real.source.as_ref().unwrap()));
+        account_usage(&s, &agent(), &real).unwrap();
+        assert!(!first_sight(&goal_now(&s), real.source.as_ref().unwrap()));
+        let planted = report("/planted", 90_000);
+        assert!(!first_sight(
+            &goal_now(&s),
+            planted.source.as_ref().unwrap()
+        ));
+        account_usage(&s, &agent(), &planted).unwrap();
+        assert_eq!(goal_now(&s).budget.tokens_used, 300);
+        account_usage(&s, &agent(), &report("/real", 450)).unwrap();
+        assert_eq!(goal_now(&s).budget.tokens_used, 450);
         std::fs::remove_dir_all(dir).ok();
     }
 

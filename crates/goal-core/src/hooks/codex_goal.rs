@@ -9,7 +9,7 @@
 
 use serde_json::json;
 
-use super::{load_goal, Payload};
+use super::{load_goal, note_warnings, Delivery, Payload};
 use crate::authority::Role;
 use crate::error::Result;
 use crate::goals::{self, Caller};
@@ -20,7 +20,12 @@ use crate::store::Store;
 
 /// Open a draft for the user's newest Codex goal, when the session's goal is
 /// not already that one and was not set after it. The model's note, if opened.
-pub(super) fn adopt(store: &Store, caller: &Caller, payload: &Payload) -> Result<Option<String>> {
+pub(super) fn adopt(
+    store: &Store,
+    delivery: &Delivery,
+    caller: &Caller,
+    payload: &Payload,
+) -> Result<Option<String>> {
     let dirs = codex::codex_dirs();
     let Some(rollout) = codex::rollout(&payload.transcript_path, &payload.session_id, &dirs) else {
         return Ok(None);
@@ -38,6 +43,15 @@ pub(super) fn adopt(store: &Store, caller: &Caller, payload: &Payload) -> Result
         if same || goal.created_at.as_str() >= at.as_str() {
             return Ok(None);
         }
+    }
+    // The rollout was found through the hook's environment: a hook the
+    // agent's shell runs with `CODEX_HOME` at a folder of its making would
+    // find a planted "user goal" there. The running Codex must keep it.
+    if !delivery.vouches(payload, &rollout) {
+        note_warnings(vec![
+            "Codex's goal not adopted: its rollout is not where the running Codex keeps it".into(),
+        ]);
+        return Ok(None);
     }
     let req = json!({
         "objective": objective,

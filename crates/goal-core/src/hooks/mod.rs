@@ -275,9 +275,10 @@ fn decide_on(
     let (refused, settle_warnings) = provenance::settle(store, &caller.session_id, wait);
     note_warnings(settle_warnings);
     let _hold = hold.or_else(|| store.hold(&caller.session_id));
+    let delivery = Delivery { host, origin };
     // Codex CLI's own `/goal`, typed in its TUI, is the user's objective too.
     let adopted = match host {
-        Host::Codex => codex_goal::adopt(store, &caller, &payload).unwrap_or_else(|e| {
+        Host::Codex => codex_goal::adopt(store, &delivery, &caller, &payload).unwrap_or_else(|e| {
             note_warnings(vec![format!("Codex's goal not adopted: {e}")]);
             None
         }),
@@ -290,21 +291,21 @@ fn decide_on(
             store,
             &caller.clone().with_role(Role::User),
             &payload,
-            &Delivery { host, origin },
+            &delivery,
             event,
         ),
         Event::PreToolUse => tool::on_pre_tool(store, &caller, &payload),
-        Event::PostToolUse => tool::on_post_tool(store, host, &caller, &payload),
-        Event::Stop => stop::on_stop(store, &Delivery { host, origin }, &caller, &payload),
+        Event::PostToolUse => tool::on_post_tool(store, &delivery, &caller, &payload),
+        Event::Stop => stop::on_stop(store, &delivery, &caller, &payload),
         Event::Interrupt if host == Host::Codex => {
-            stop::on_interrupt(store, &Delivery { host, origin }, &caller, &payload)
+            stop::on_interrupt(store, &delivery, &caller, &payload)
         }
         Event::PreCompact => compact::on_pre_compact(store, &caller, &payload),
         _ => Ok((Decision::default(), None)),
     };
     if matches!(event, Event::SessionStart | Event::UserPrompt) {
         // A goal opened (or first met) here starts counting from now.
-        account_baseline(store, host, &caller, &payload);
+        account_baseline(store, &delivery, &caller, &payload);
     }
     let mut warnings = STORE_NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()));
     for report in store.take_tamper_reports() {
@@ -395,6 +396,63 @@ impl Delivery<'_> {
             host => host_record(store, host, payload),
         }
     }
+
+    /// The session's record (`record`) when the open goal may rely on it: a
+    /// goal that reads no record yet takes the first it meets as its own
+    /// (`goals::note_interrupt`), so that one must be the running host's
+    /// (`vouches`).
+    pub fn record_to_pin(
+        &self,
+        store: &Store,
+        caller: &Caller,
+        payload: &Payload,
+    ) -> Option<std::path::PathBuf> {
+        let record = self.record(store, payload)?;
+        let unpinned = load_goal(store, caller)
+            .ok()
+            .flatten()
+            .filter(Goal::is_open)
+            .is_some_and(|goal| goal.voice.record_key.is_empty());
+        (!unpinned || self.vouches(payload, &record)).then_some(record)
+    }
+
+    /// Whether `record`, found through the hook's own environment, is where
+    /// the running host keeps the session's record by the host's own
+    /// environment (`process::host_environ`). A hook the agent's shell runs
+    /// with `HOME` or `CODEX_HOME` at a folder of its making finds a planted
+    /// record there; the host above it does not. Asked only when a goal first
+    /// relies on a record (pins it, or counts from it), not on every hook:
+    /// from then on the goal keeps the record's fingerprint. True where the
+    /// host's environment cannot be read (the hook's is all there is).
+    pub fn vouches(&self, payload: &Payload, record: &std::path::Path) -> bool {
+        use provenance::process::{host_environ, HostProc};
+        let (path, session) = (&payload.transcript_path, &payload.session_id);
+        let chain = self.origin.chain();
+        let found = match self.host {
+            Host::VsCode => return false,
+            Host::Claude => host_environ(chain, HostProc::Claude).map(|var| {
+                provenance::records::claude_transcript(
+                    path,
+                    session,
+                    &crate::store::claude_dirs_from(var),
+                )
+            }),
+            Host::CopilotCli | Host::CopilotSdk => {
+                host_environ(chain, HostProc::Copilot).map(|var| {
+                    StoreConfig::from_vars(var)
+                        .ok()
+                        .and_then(|config| config.copilot_events(session))
+                })
+            }
+            Host::Codex => host_environ(chain, HostProc::Codex).map(|var| {
+                provenance::codex::rollout(path, session, &provenance::codex::codex_dirs_from(var))
+            }),
+            Host::Gemini => host_environ(chain, HostProc::Gemini).map(|var| {
+                provenance::gemini::chat(path, session, &provenance::gemini::gemini_dirs_from(var))
+            }),
+        };
+        found.is_none_or(|host_has| host_has.as_deref() == Some(record))
+    }
 }
 
 /// The host's own record of the payload's session, found only where and as
@@ -455,31 +513,59 @@ pub(super) fn context(text: String) -> Decision {
     }
 }
 
-/// Where this host records token usage for the payload's session.
-fn usage_source(store: &Store, host: Host, payload: &Payload) -> Option<crate::usage::Source> {
-    match host {
-        Host::Claude => host_record(store, host, payload).map(crate::usage::Source::Transcript),
+/// Where this host records token usage for the payload's session. A record
+/// the open goal has not counted from yet must be the one the running host
+/// keeps (`Delivery::vouches`); one it counted from is pinned by its
+/// fingerprint (`goals::first_sight`).
+fn usage_source(
+    store: &Store,
+    delivery: &Delivery,
+    caller: &Caller,
+    payload: &Payload,
+) -> Option<crate::usage::Source> {
+    let source = match delivery.host {
+        Host::Claude => {
+            host_record(store, delivery.host, payload).map(crate::usage::Source::Transcript)
+        }
         Host::CopilotCli | Host::CopilotSdk => {
             crate::usage::copilot_total(store, &payload.session_id)
         }
-        Host::Gemini => host_record(store, host, payload).map(crate::usage::Source::GeminiChat),
-        Host::Codex => host_record(store, host, payload)
+        Host::Gemini => {
+            host_record(store, delivery.host, payload).map(crate::usage::Source::GeminiChat)
+        }
+        Host::Codex => host_record(store, delivery.host, payload)
             .and_then(|rollout| crate::usage::codex_total(&rollout, &payload.session_id)),
         Host::VsCode => None,
+    }?;
+    let Some(record) = source.record() else {
+        return Some(source);
+    };
+    let first = load_goal(store, caller)
+        .ok()
+        .flatten()
+        .filter(Goal::is_open)
+        .is_some_and(|goal| crate::goals::first_sight(&goal, &source));
+    if first && !delivery.vouches(payload, record) {
+        note_warnings(vec![
+            "usage not counted: the record named is not where the running host keeps it".into(),
+        ]);
+        return None;
     }
+    Some(source)
 }
 
 /// What the hook saw of the host's usage: its source, `turns` model turns
 /// ended, and whether a new source starts at its present end (a prompt).
 pub(super) fn usage_report(
     store: &Store,
-    host: Host,
+    delivery: &Delivery,
+    caller: &Caller,
     payload: &Payload,
     turns: u64,
     baseline: bool,
 ) -> crate::goals::UsageReport {
     crate::goals::UsageReport {
-        source: usage_source(store, host, payload),
+        source: usage_source(store, delivery, caller, payload),
         turns,
         baseline,
     }
@@ -487,8 +573,8 @@ pub(super) fn usage_report(
 
 /// Account the host's usage at a prompt (a new source starts counting from
 /// now); never fails the hook (a fault is only noted).
-fn account_baseline(store: &Store, host: Host, caller: &Caller, payload: &Payload) {
-    let report = usage_report(store, host, payload, 0, true);
+fn account_baseline(store: &Store, delivery: &Delivery, caller: &Caller, payload: &Payload) {
+    let report = usage_report(store, delivery, caller, payload, 0, true);
     if let Err(e) = crate::goals::account_usage(store, caller, &report) {
         note_warnings(vec![format!("usage not accounted: {e}")]);
     }

@@ -38,7 +38,7 @@ pub(super) fn on_prompt(
     // Code the pause waits for the transcript like a command.
     let mut paused = None;
     let mut pre = None;
-    if let Some(record) = delivery.record(store, payload) {
+    if let Some(record) = delivery.record_to_pin(store, caller, payload) {
         let voice = prompt_voice(store, caller, payload, delivery)?;
         let goal = load_goal(store, caller)?;
         // A pause that waits for the record needs the goal's one pending slot.
@@ -85,7 +85,7 @@ pub(super) fn on_prompt(
             pre,
         )?;
         // A goal the command opened reads the record from here on.
-        if let Some(record) = delivery.record(store, payload) {
+        if let Some(record) = delivery.record_to_pin(store, caller, payload) {
             goals::note_interrupt(store, caller, &record, false)?;
         }
         out

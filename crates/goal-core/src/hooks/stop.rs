@@ -27,7 +27,7 @@ pub(super) fn on_interrupt(
     caller: &Caller,
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
-    let Some(record) = delivery.record(store, payload) else {
+    let Some(record) = delivery.record_to_pin(store, caller, payload) else {
         return Ok((Decision::default(), None));
     };
     if let Some(why) = crate::provenance::codex::not_a_hook(delivery.origin) {
@@ -58,7 +58,7 @@ pub(super) fn on_stop(
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
     let sp = delivery.spelling();
-    let usage = usage_report(store, delivery.host, payload, 1, false);
+    let usage = usage_report(store, delivery, caller, payload, 1, false);
     let interrupted = is_interrupt(&payload.stop_reason);
     let (stopped, warnings) = goals::stop(store, caller, &usage, interrupted)?;
     note_warnings(warnings);

@@ -1,7 +1,7 @@
 //! Tool events: drift warnings and denials before a call, completion claims,
 //! and the tool history after it.
 
-use super::{load_goal, note_warnings, Decision, Host, Payload};
+use super::{load_goal, note_warnings, Decision, Payload};
 use crate::drift::{self, Drift};
 use crate::error::Result;
 use crate::gate;
@@ -150,11 +150,12 @@ fn on_completion_claim(store: &Store, caller: &Caller, goal: &Goal) -> Result<Op
 /// (none when nothing changed), and the wrap-up steer once a budget is crossed.
 pub(super) fn on_post_tool(
     store: &Store,
-    host: Host,
+    delivery: &super::Delivery,
     caller: &Caller,
     payload: &Payload,
 ) -> Result<(Decision, Option<String>)> {
-    let usage = super::usage_report(store, host, payload, 0, false);
+    let host = delivery.host;
+    let usage = super::usage_report(store, delivery, caller, payload, 0, false);
     let (accounted, warnings) = goals::after_tool(
         store,
         caller,

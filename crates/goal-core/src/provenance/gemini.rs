@@ -15,11 +15,17 @@ use crate::hooks::protocol::Payload;
 
 /// Gemini CLI's folders: `$GEMINI_CLI_HOME/.gemini` (its home override) and `~/.gemini`.
 pub fn gemini_dirs() -> Vec<PathBuf> {
-    std::env::var_os("GEMINI_CLI_HOME")
+    gemini_dirs_from(|name| std::env::var_os(name))
+}
+
+/// Gemini CLI's folders from a variable lookup (the host's own environment,
+/// see `process::host_environ`).
+pub fn gemini_dirs_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Vec<PathBuf> {
+    var("GEMINI_CLI_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .into_iter()
-        .chain(crate::store::home_dir())
+        .chain(crate::store::home_from(&var))
         .map(|home| home.join(".gemini"))
         .collect()
 }
