@@ -112,6 +112,7 @@ impl Origin {
             path: format!("/usr/bin/{exe}"),
             argv: argv.iter().map(|s| s.to_string()).collect(),
             named: None,
+            start: 0,
         };
         let hook = p(30, 20, 10, "goal-hook", &["goal-hook"]);
         let chain = match host {

@@ -30,6 +30,9 @@ pub struct Proc {
     /// the hook's environment): it identifies a host however it was
     /// installed, though anyone can set it, so it never authenticates.
     pub named: Option<HostProc>,
+    /// When it started (`/proc/<pid>/stat` field 22, clock ticks since boot):
+    /// a pid reused by a later process starts later.
+    pub start: u64,
 }
 
 /// Markers of the goal system's own hook plumbing in a process's command line.
@@ -140,11 +143,11 @@ pub fn chain(pid: u32) -> Vec<Proc> {
 #[cfg(target_os = "linux")]
 fn read(pid: u32) -> Option<Proc> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid pgrp session ...`: comm may hold spaces and parens.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // `pid (comm) state ppid pgrp session ...`
+    let fields = stat_fields(&stat)?;
     let ppid = fields.get(1)?.parse().ok()?;
     let sid = fields.get(3)?.parse().ok()?;
+    let start = fields.get(19).and_then(|f| f.parse().ok()).unwrap_or(0);
     let path = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
     let exe = path
         .file_name()
@@ -167,6 +170,7 @@ fn read(pid: u32) -> Option<Proc> {
         path,
         argv,
         named: None,
+        start,
     })
 }
 
@@ -212,13 +216,26 @@ fn outermost_host(chain: &[Proc], host: HostProc) -> Option<&Proc> {
     })
 }
 
+/// The environment of `p`, if the process with its pid is still the one
+/// the chain read: the same executable and start time, checked after the
+/// read (a pid taken by a later process in between starts later).
 #[cfg(target_os = "linux")]
 fn read_environ(p: &Proc) -> Option<Vec<u8>> {
-    let path = std::fs::read_link(format!("/proc/{}/exe", p.pid)).ok()?;
-    if p.path.is_empty() || path.to_string_lossy() != p.path {
+    if p.path.is_empty() {
         return None;
     }
-    std::fs::read(format!("/proc/{}/environ", p.pid)).ok()
+    let environ = std::fs::read(format!("/proc/{}/environ", p.pid)).ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", p.pid)).ok()?;
+    let start = stat_fields(&stat)?.get(19)?.parse::<u64>().ok()?;
+    let path = std::fs::read_link(format!("/proc/{}/exe", p.pid)).ok()?;
+    (start == p.start && path.to_string_lossy() == p.path).then_some(environ)
+}
+
+/// The fields of a `/proc/<pid>/stat` line after `pid (comm)`: comm may hold
+/// spaces and parens.
+#[cfg(target_os = "linux")]
+fn stat_fields(stat: &str) -> Option<Vec<&str>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace().collect())
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -320,6 +337,7 @@ pub(crate) fn p(pid: u32, ppid: u32, sid: u32, exe: &str, argv: &[&str]) -> Proc
         path: format!("/usr/bin/{exe}"),
         argv: argv.iter().map(|s| s.to_string()).collect(),
         named: None,
+        start: 0,
     }
 }
 
@@ -350,6 +368,25 @@ mod tests {
         // The hook itself is never taken for the host, whatever its name.
         let me = vec![p(7, 1, 7, "claude", &["claude"])];
         assert_eq!(outermost_host(&me, HostProc::Claude), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_environment_is_read_only_from_the_process_the_chain_read() {
+        let me = read(std::process::id()).expect("this process in /proc");
+        assert!(me.start > 0, "{me:?}");
+        assert!(read_environ(&me).is_some());
+        // The same pid taken by a later process (or another executable).
+        let later = Proc {
+            start: me.start + 1,
+            ..me.clone()
+        };
+        assert_eq!(read_environ(&later), None);
+        let other = Proc {
+            path: "/usr/bin/other".into(),
+            ..me
+        };
+        assert_eq!(read_environ(&other), None);
     }
 
     const CMD: &str = "GOAL_SYSTEM_HOOK=\"/x/goal-hook\" sh \"/x/hooks/goal-context.sh\" userPromptSubmitted || echo '{}'";
