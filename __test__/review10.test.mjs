@@ -114,7 +114,11 @@ test('R10-H1a: under the real Claude Code, a forged `--host codex` hook does not
     tool_use_id: 'call_1',
   })
   const g = goalOf(s.id)
-  assert.equal(g.objective, 'keep the build green', `replaced: ${g.objective} / ${g.completionStatus} / ${stderr}`)
+  assert.equal(
+    g.objective,
+    'keep the build green',
+    `replaced: ${g.objective} / ${g.completionStatus} / recordKey set=${(g.voice?.recordKey ?? '') !== ''} / ${stderr}`,
+  )
 })
 
 test('R10-H1b: under the real Codex, a forged `--host copilot` Stop does not count a planted running total', {
