@@ -4,7 +4,8 @@
 //! process-wide, and no other test may write meanwhile.
 
 use goal_core::goals::{self, Caller};
-use goal_core::hooks::{run_with, Host};
+use goal_core::hooks::{run_as, Host};
+use goal_core::provenance::Origin;
 use goal_core::store::{io_counts, IoCounts, Store, StoreConfig};
 use serde_json::{json, Value};
 use std::fs;
@@ -32,11 +33,13 @@ fn host_tokens(base: &Path, total: u64) {
 /// Run one Copilot CLI hook and return its answer and what it cost on disk.
 fn hook(base: &Path, event: &str, payload: Value) -> (Value, IoCounts) {
     let before = io_counts();
-    let out = run_with(
+    // Run as the host runs it: usage is read only from a hook the host ran.
+    let out = run_as(
         Host::CopilotCli,
         event,
         &payload.to_string(),
         Ok(config(base)),
+        &Origin::host(Host::CopilotCli),
     );
     let cost = io_counts() - before;
     assert_eq!(out.exit_code, 0);

@@ -177,12 +177,18 @@ fn foreign_record(goal: &Goal, source: &crate::usage::Source) -> bool {
     if !goal.voice.record_key.is_empty() {
         return print != goal.voice.record_key;
     }
-    let key = source.key();
-    let pinned = goal.budget.usage_sources.get(&key).map(|m| &m.record);
-    if pinned.is_some_and(|p| !p.is_empty() && *p != print) {
-        // A running total keyed by the host's session, read beside another record.
+    // One record per goal, whatever a source's key or kind: a running total
+    // keyed by the host's session read beside another record, or a source
+    // of another host's kind, is not the goal's.
+    if goal
+        .budget
+        .usage_sources
+        .values()
+        .any(|mark| !mark.record.is_empty() && mark.record != print)
+    {
         return true;
     }
+    let key = source.key();
     goal.budget
         .usage_sources
         .keys()

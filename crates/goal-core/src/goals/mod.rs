@@ -847,9 +847,26 @@ mod authority_tests {
 #[cfg(test)]
 mod budget_tests {
     use super::*;
-    use crate::hooks::{run_with, Host};
+    use crate::hooks::{run_as, HookOutput, Host};
     use crate::store::StoreConfig;
     use crate::usage::Source;
+
+    /// A hook run as `host` runs it (its process chain; a usage record is
+    /// relied on only when the host ran the hook).
+    fn run_with(
+        host: Host,
+        event: &str,
+        stdin: &str,
+        config: crate::error::Result<StoreConfig>,
+    ) -> HookOutput {
+        run_as(
+            host,
+            event,
+            stdin,
+            config,
+            &crate::provenance::Origin::host(host),
+        )
+    }
     use serde_json::json;
     use std::io::Write;
     use std::path::{Path, PathBuf};

@@ -416,18 +416,27 @@ impl Delivery<'_> {
         (!unpinned || self.vouches(payload, &record)).then_some(record)
     }
 
-    /// Whether `record`, found through the hook's own environment, is where
-    /// the running host keeps the session's record by the host's own
-    /// environment (`process::host_environ`). A hook the agent's shell runs
-    /// with `HOME` or `CODEX_HOME` at a folder of its making finds a planted
-    /// record there; the host above it does not. Asked only when a goal first
-    /// relies on a record (pins it, or counts from it), not on every hook:
-    /// from then on the goal keeps the record's fingerprint. True where the
-    /// host's environment cannot be read (the hook's is all there is).
+    /// Whether `record`, found through the hook's own environment, may be
+    /// relied on: the host the hook names must be the one that ran it (its
+    /// process chain, `provenance::hook_refusal`: a hook piped into from the
+    /// agent's shell, naming another host or detached from any is refused),
+    /// and the record must be where that running host keeps the session's
+    /// record by its own environment (`process::host_environ`): a hook run
+    /// with `HOME` or `CODEX_HOME` at a folder of the agent's making finds a
+    /// planted record there; the host above it does not. Asked only when a
+    /// goal first relies on a record (pins it, or counts from it), not on
+    /// every hook: from then on the goal keeps the record's fingerprint. True
+    /// where the process chain cannot be read (another system than Linux).
     pub fn vouches(&self, payload: &Payload, record: &std::path::Path) -> bool {
         use provenance::process::{host_environ, HostProc};
-        let (path, session) = (&payload.transcript_path, &payload.session_id);
         let chain = self.origin.chain();
+        if chain.is_empty() {
+            return true;
+        }
+        if provenance::hook_refusal(self.host, self.origin).is_some() {
+            return false;
+        }
+        let (path, session) = (&payload.transcript_path, &payload.session_id);
         let found = match self.host {
             Host::VsCode => return false,
             Host::Claude => host_environ(chain, HostProc::Claude).map(|var| {
@@ -451,6 +460,8 @@ impl Delivery<'_> {
                 provenance::gemini::chat(path, session, &provenance::gemini::gemini_dirs_from(var))
             }),
         };
+        // The host ran the hook but its environment cannot be read (a host
+        // named only by `CLAUDE_PID`): its record is the hook's to find.
         found.is_none_or(|host_has| host_has.as_deref() == Some(record))
     }
 }

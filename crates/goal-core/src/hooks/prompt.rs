@@ -48,7 +48,11 @@ pub(super) fn on_prompt(
             provenance::Voice::Provisional { .. } => !waiting,
             _ => true,
         };
-        paused = goals::note_interrupt(store, caller, &record, may_pause)?;
+        // A prompt the host did not deliver pins no record for the goal.
+        let unpinned = goal.as_ref().is_some_and(|g| g.voice.record_key.is_empty());
+        if !(unpinned && matches!(voice, provenance::Voice::Refused(_))) {
+            paused = goals::note_interrupt(store, caller, &record, may_pause)?;
+        }
         if paused.is_some() {
             pre = goal;
         }

@@ -303,6 +303,32 @@ fn fresh(timestamp: &str) -> bool {
         .is_ok_and(|ts| clock::now_ms().abs_diff(ts) <= FRESH_MS)
 }
 
+/// Why the process chain says the host named by `host` did not run this hook
+/// (a payload piped in from the agent's shell, a hook naming another host
+/// than the one above it, one detached from any host); None where it says
+/// the host did, or where it cannot be read. Codex's shell tool runs commands
+/// in the same shape as its hooks: there the record decides the rest.
+pub fn hook_refusal(host: Host, origin: &Origin) -> Option<String> {
+    let chain = origin.chain();
+    let ran = match host {
+        Host::CopilotCli => process::judge(chain, HostProc::Copilot),
+        Host::Claude => process::judge(chain, HostProc::Claude),
+        Host::Gemini => gemini::judge(chain),
+        Host::Codex => return codex::not_a_hook(origin),
+        Host::CopilotSdk => {
+            return match extension_voice(chain) {
+                Voice::Refused(why) => Some(why),
+                _ => None,
+            }
+        }
+        Host::VsCode => return Some("VS Code's records are not read".into()),
+    };
+    match ran {
+        Ran::NotByHost(why) => Some(why),
+        Ran::ByHost(_) | Ran::Unknown => None,
+    }
+}
+
 /// The SDK extension's hooks run in the extension process the host started.
 fn extension_voice(chain: &[Proc]) -> Voice {
     match chain {

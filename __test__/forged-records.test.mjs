@@ -1,5 +1,6 @@
-// Review 10 evidence: each test asserts the SAFE outcome, so a failure is a finding.
-// The findings are marked todo (reported, not failing the suite) until the fix lands; drop `todo` then.
+// Forged hooks that claim another host than the one running them, or run detached from any
+// host, rely on no record of their choosing (review-10): no Codex goal adopted, no usage
+// counted, no record pinned. Run through the real native hook under stand-in host processes.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -99,9 +100,7 @@ function userOpens(id, extra = {}) {
   addon.updateGoalSync(caller(id), { status: 'active', remaining: ['run the build'] })
 }
 
-test('R10-H1a: under the real Claude Code, a forged `--host codex` hook does not replace the user goal by Codex adoption', {
-  todo: 'review-10 finding: fails on main',
-}, () => {
+test('R10-H1a: under the real Claude Code, a forged `--host codex` hook does not replace the user goal by Codex adoption', () => {
   const s = session() // a Claude session id; the store is the user's
   userOpens(s.id)
   const evil = join(base, `evil-codex-${s.id.slice(0, 8)}`)
@@ -121,9 +120,7 @@ test('R10-H1a: under the real Claude Code, a forged `--host codex` hook does not
   )
 })
 
-test('R10-H1b: under the real Codex, a forged `--host copilot` Stop does not count a planted running total', {
-  todo: 'review-10 finding: fails on main',
-}, () => {
+test('R10-H1b: under the real Codex, a forged `--host copilot` Stop does not count a planted running total', () => {
   const s = session()
   userOpens(s.id, { tokenBudget: 50_000 })
   appendFileSync(s.rollout, `${JSON.stringify(tokens(330))}\n`)
@@ -149,9 +146,7 @@ test('R10-H1b: under the real Codex, a forged `--host copilot` Stop does not cou
   )
 })
 
-test('R10-H1c: under the real Codex, a forged `--host claude` prompt does not pin a planted transcript (the user keeps voice and interrupts)', {
-  todo: 'review-10 finding: fails on main',
-}, () => {
+test('R10-H1c: under the real Codex, a forged `--host claude` prompt does not pin a planted transcript (the user keeps voice and interrupts)', () => {
   const s = session()
   userOpens(s.id)
   assert.equal(goalOf(s.id).voice?.recordKey ?? '', '')
@@ -167,6 +162,15 @@ test('R10-H1c: under the real Codex, a forged `--host claude` prompt does not pi
     prompt: 'hello',
   })
   const key = goalOf(s.id).voice?.recordKey ?? ''
+  assert.equal(key, '', 'the forged prompt pinned no record')
+  // The user's next prompt in Codex: the goal takes Codex's rollout as its record.
+  const typed = { ...common(s, 'UserPromptSubmit'), prompt: 'carry on' }
+  const next = spawnAsHost('codex', [nativeHook, '--host', 'codex', 'UserPromptSubmit'], {
+    input: JSON.stringify(typed),
+    env: env(),
+  })
+  assert.equal(next.status, 0, next.stderr)
+  assert.notEqual(goalOf(s.id).voice?.recordKey ?? '', '', "Codex's rollout pinned at the user's prompt")
   // Now the user's real interrupt in Codex: it must pause the goal.
   const lines = [
     {
@@ -197,9 +201,7 @@ test('R10-H1c: under the real Codex, a forged `--host claude` prompt does not pi
   )
 })
 
-test('R10-H2: under the real Codex, a hook detached from it (reparented) does not count a planted rollout', {
-  todo: 'review-10 finding: fails on main',
-}, async () => {
+test('R10-H2: under the real Codex, a hook detached from it (reparented) does not count a planted rollout', async () => {
   const s = session()
   userOpens(s.id, { tokenBudget: 50_000 })
   const evil = join(base, `evil-detach-${s.id.slice(0, 8)}`)
@@ -224,9 +226,7 @@ test('R10-H2: under the real Codex, a hook detached from it (reparented) does no
   assert.equal(g.budget?.tokensUsed ?? 0, 0, `counted ${g.budget?.tokensUsed}, status ${g.completionStatus}`)
 })
 
-test('R10-H1b2: under the real Codex, a forged `--host copilot-sdk` Stop does not count a planted running total', {
-  todo: 'review-10 finding: fails on main',
-}, () => {
+test('R10-H1b2: under the real Codex, a forged `--host copilot-sdk` Stop does not count a planted running total', () => {
   const s = session()
   userOpens(s.id, { tokenBudget: 50_000 })
   const evil = join(base, `evil-sdk-${s.id.slice(0, 8)}`)
@@ -241,9 +241,7 @@ test('R10-H1b2: under the real Codex, a forged `--host copilot-sdk` Stop does no
   assert.equal(g.budget?.tokensUsed ?? 0, 0, `counted: ${g.budget?.tokensUsed} ${g.completionStatus}`)
 })
 
-test("R10-H1c2: after a forged `--host claude` prompt under the real Codex, the user's own Codex command still takes effect", {
-  todo: 'review-10 finding: fails on main',
-}, () => {
+test("R10-H1c2: after a forged `--host claude` prompt under the real Codex, the user's own Codex command still takes effect", () => {
   const s = session()
   userOpens(s.id)
   const evilc = join(base, `evil-claude2-${s.id.slice(0, 8)}`)
