@@ -12,7 +12,7 @@
 //! position needs the first of them), so the loop runs one block behind.
 //!
 //! A per-byte prefilter of the kind multi-literal searchers use (bucket
-//! sets by nibble, `vpshufb`) was tried first: with the triggers' ~150
+//! sets by nibble, `vpshufb`) was tried first: with all the triggers'
 //! pairs its three-byte test let 23% of positions through (the pair
 //! table's lets 2%), and the scan cost more than the scalar one. Scalar
 //! lookups stored for the vector test were slower than the gathers (the
