@@ -12,7 +12,8 @@
 //!   rule's regex runs.
 //! - `assignment.rs`: the `key = value` rule, read by hand (the commonest
 //!   trigger in agent output; the property tests hold it to its regex).
-//! - `scan.rs`: the trigger scan (a pair table, one lookup per byte).
+//! - `scan.rs`: the trigger scan (a pair table, one lookup per byte;
+//!   `scan/x86.rs`: the same with AVX2, detected at run time).
 //! - `engine.rs`: one pass: trigger scan, each rule run only near its
 //!   trigger, spans merged, output written once (borrowed when clean).
 //! - `locate.rs`: the groups of the commonest real credentials' matches,

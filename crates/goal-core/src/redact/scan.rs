@@ -15,7 +15,9 @@
 //! pair's third-byte set turns
 //! most of them away with one test, and only the rest are compared with the
 //! literals that start with the pair, each literal once however many rules
-//! it triggers.
+//! it triggers. On x86-64 with AVX2 (detected at run time) `scan/x86.rs`
+//! does the lookups and the test 32 positions at a time; the closer look
+//! is the same.
 //!
 //! A general multi-literal searcher (the `aho-corasick` crate, already in
 //! the tree through `regex`) was measured against this on the bench's agent
@@ -25,6 +27,9 @@
 //! NFA, measured again 2026-11-26).
 
 use super::rules::{Rule, Then, Trigger};
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// Bits 0 and 1 of a pair's flags: the buckets (see [`Buckets`]) of the
 /// third bytes of the triggers the pair starts (both when one of them is
@@ -71,6 +76,9 @@ impl Buckets {
         1 << self.0[usize::from(b)]
     }
 }
+
+/// The pair table's length: every pair and three bytes of padding.
+const PAIRS_LEN: usize = (1 << 16) + 3;
 
 /// The index of a byte pair in the pair table: the pair as a little-endian
 /// `u16`.
@@ -265,8 +273,10 @@ type PairLiterals = ([u64; 4], Vec<(Literal, Vec<Use>)>);
 
 /// Every rule's triggers, arranged for the scan.
 pub(super) struct Triggers {
-    /// What a byte pair (in any ASCII case) can be, as `PAIR_*` bits.
-    pairs: Box<[u8; 1 << 16]>,
+    /// What a byte pair (in any ASCII case) can be, as `PAIR_*` bits; by
+    /// [`pair_index`], padded so that a four-byte read at any index stays
+    /// inside (the vector scan gathers four bytes at a time).
+    pairs: Box<[u8; PAIRS_LEN]>,
     /// Groups by their pair (lower-case ASCII, see [`slot_index`]):
     /// `slots[pair]` is 0 or one more than an index into `groups`. Small
     /// enough to stay in the first-level cache.
@@ -350,8 +360,8 @@ impl Triggers {
         // Only the pairs of the triggers are visited (the process start
         // of every hook pays for this table): the word bits first, the
         // same for every second byte, so a row per second byte.
-        let mut pairs = Box::new([0u8; 1 << 16]);
-        for row in pairs.chunks_exact_mut(256) {
+        let mut pairs = Box::new([0u8; PAIRS_LEN]);
+        for row in pairs[..1 << 16].chunks_exact_mut(256) {
             row.copy_from_slice(&FIRST_IS_WORD_ROW);
         }
         let cases = |b: u8| [b, b.to_ascii_uppercase()];
@@ -420,7 +430,13 @@ impl Triggers {
 
     /// Calls `found(at, rule)` for every trigger occurrence, in text order
     /// (the rules of one position in the order of their literals).
-    pub(super) fn scan(&self, text: &str, mut found: impl FnMut(usize, usize)) {
+    pub(super) fn scan(&self, text: &str, found: impl FnMut(usize, usize)) {
+        self.scan_with(text, true, found);
+    }
+
+    /// [`Triggers::scan`], with the vector scan where the CPU has it when
+    /// `vector` (tests compare the two).
+    pub(super) fn scan_with(&self, text: &str, vector: bool, mut found: impl FnMut(usize, usize)) {
         let bytes = text.as_bytes();
         let n = bytes.len();
         if n < 2 {
@@ -430,8 +446,35 @@ impl Triggers {
         // too few bytes after them for a whole chunk: those are compared
         // directly.
         self.check(bytes, 0, &mut found);
-        let pairs: &[u8; 1 << 16] = &self.pairs;
-        let mut at = 1;
+        #[cfg(target_arch = "x86_64")]
+        let at = if vector && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            unsafe { self.scan_avx2(bytes, &mut found) }
+        } else {
+            1
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let at = {
+            let _ = vector;
+            1
+        };
+        let at = self.scan_chunks(bytes, at, &mut found);
+        for at in at..n - 1 {
+            self.check(bytes, at, &mut found);
+        }
+    }
+
+    /// Scans chunks of positions from `at` (`0 < at`) with the pair table
+    /// while a chunk and the two bytes after it are in the text; returns
+    /// the first position not scanned.
+    fn scan_chunks(
+        &self,
+        bytes: &[u8],
+        mut at: usize,
+        found: &mut impl FnMut(usize, usize),
+    ) -> usize {
+        let n = bytes.len();
+        let pairs: &[u8; PAIRS_LEN] = &self.pairs;
         // `flags[k]`: the flags of the pair at `at - 1 + k`.
         let mut flags = [0u8; CHUNK + 2];
         while at + CHUNK + 1 < n {
@@ -470,15 +513,13 @@ impl Triggers {
                 let mut hits = (hits | hits >> 1) & 0x0101_0101_0101_0101;
                 while hits != 0 {
                     let byte = hits.trailing_zeros() as usize / 8;
-                    self.check(bytes, at + group * 8 + byte, &mut found);
+                    self.check(bytes, at + group * 8 + byte, found);
                     hits &= hits - 1;
                 }
             }
             at += CHUNK;
         }
-        for at in at..n - 1 {
-            self.check(bytes, at, &mut found);
-        }
+        at
     }
 
     /// Calls `found` for the rules whose trigger occurs at `at`. Small, so
