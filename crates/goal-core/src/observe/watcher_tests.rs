@@ -218,7 +218,8 @@ fn ignored_files_are_not_reported_and_a_rule_change_asks_for_a_walk() {
     };
     assert!(paths.is_empty(), "{paths:?}");
     w.write(".gitignore", "*.log\n");
-    assert!(matches!(w.look(Some(&mark)), Look::Walk { .. }));
+    let look = w.look(Some(&mark));
+    assert!(matches!(look, Look::Walk { .. }), "{look:?}");
     // A mark of another watcher (or none) is never vouched for.
     assert!(matches!(w.look(Some("0000:1")), Look::Walk { .. }));
     assert!(matches!(w.look(Some("garbage")), Look::Walk { .. }));
