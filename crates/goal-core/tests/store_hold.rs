@@ -152,11 +152,23 @@ fn a_damaged_copy_is_still_set_aside_and_reported_under_the_hold() {
 
 #[test]
 fn a_write_under_the_hold_reads_no_slot_again_and_the_slots_still_take_turns() {
+    // The session first read locked (`load`) or as a hook reads it first
+    // (`peek_session`, for any folder).
+    for peek in [false, true] {
+        writes_under_the_hold(peek);
+    }
+}
+
+fn writes_under_the_hold(peek: bool) {
     let _serial = serial();
-    let (store, base) = store("slots");
+    let (store, base) = store(if peek { "slots-peek" } else { "slots" });
     add(&store, "before the run");
     let hold = store.hold("s1").expect("the lock is free");
-    store.load("s1", Some(CWD)).unwrap();
+    if peek {
+        store.peek_session("s1").unwrap();
+    } else {
+        store.load("s1", Some(CWD)).unwrap();
+    }
     // The slots' write numbers were read with the session (and then noted
     // by each write): a write reads nothing again, the mark aside.
     for what in ["first", "second", "third"] {

@@ -161,9 +161,7 @@ impl Store {
             self.keep_copies(session_id, cwd, &copies);
         }
         // A read that reported something may have moved a slot aside.
-        self.with_hold(session_id, |held| {
-            held.slot_seqs = seqs.filter(|_| clean);
-        });
+        self.keep_slot_seqs(session_id, seqs.filter(|_| clean));
         copies
     }
 
@@ -177,6 +175,12 @@ impl Store {
             held.slot_seqs.take()
         })
         .flatten()
+    }
+
+    /// The slots' write numbers a read under the hold found (`None` after
+    /// a read that reported something).
+    pub(super) fn keep_slot_seqs(&self, session_id: &str, seqs: Option<[Option<u64>; 2]>) {
+        self.with_hold(session_id, |held| held.slot_seqs = seqs);
     }
 
     /// A slot write made `seqs` the slots' write numbers (whole and flushed).

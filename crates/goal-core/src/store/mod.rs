@@ -203,12 +203,14 @@ impl Store {
         if let Some(copies) = self.held_copies(session_id, None) {
             return copies::newest(&copies);
         }
-        let mut ignored = Vec::new();
-        let copies = self.session_copies(session_id, None, false, &mut ignored, &mut None);
+        let (mut ignored, mut seqs) = (Vec::new(), None);
+        let copies = self.session_copies(session_id, None, false, &mut ignored, &mut seqs);
         // Under a run's hold, a clean read is what a locked read finds (`hold`).
-        if ignored.is_empty() && !copies.is_empty() {
+        let clean = ignored.is_empty() && !copies.is_empty();
+        if clean {
             self.keep_copies(session_id, None, &copies);
         }
+        self.keep_slot_seqs(session_id, seqs.filter(|_| clean));
         copies::newest(&copies)
     }
 
