@@ -149,3 +149,68 @@ fn a_damaged_copy_is_still_set_aside_and_reported_under_the_hold() {
     assert_eq!(second.goal, first.goal);
     let _ = fs::remove_dir_all(&base);
 }
+
+#[test]
+fn a_write_under_the_hold_reads_no_slot_again_and_the_slots_still_take_turns() {
+    // The session first read locked (`load`) or as a hook reads it first
+    // (`peek_session`, for any folder).
+    for peek in [false, true] {
+        writes_under_the_hold(peek);
+    }
+}
+
+fn writes_under_the_hold(peek: bool) {
+    let _serial = serial();
+    let (store, base) = store(if peek { "slots-peek" } else { "slots" });
+    add(&store, "before the run");
+    let hold = store.hold("s1").expect("the lock is free");
+    if peek {
+        store.peek_session("s1").unwrap();
+    } else {
+        store.load("s1", Some(CWD)).unwrap();
+    }
+    // The slots' write numbers were read with the session (and then noted
+    // by each write): a write reads nothing again, the mark aside.
+    for what in ["first", "second", "third"] {
+        let before = io_counts();
+        add(&store, what);
+        assert_eq!((io_counts() - before).reads, 0, "{what}");
+    }
+    drop(hold);
+    // Each write went to the slot that did not hold the write before, one
+    // past it: the later slot holds the last update, the other the one before.
+    let seqs = store.slot_paths("s1").map(|p| {
+        let bytes = fs::read(p).unwrap();
+        let text = String::from_utf8_lossy(&bytes[..64]).into_owned();
+        text.split(' ').nth(2).unwrap().parse::<u64>().unwrap()
+    });
+    assert_eq!(
+        seqs.iter().max().unwrap() - seqs.iter().min().unwrap(),
+        1,
+        "{seqs:?}"
+    );
+    let fresh = Store::new(store.config.clone());
+    let goal = fresh.load("s1", Some(CWD)).unwrap().goal.unwrap();
+    assert_eq!(
+        goal.done_so_far,
+        ["before the run", "first", "second", "third"]
+    );
+    // The earlier slot alone (the later one torn) still reads the update before.
+    let later = store.slot_paths("s1")[usize::from(seqs[1] > seqs[0])].clone();
+    let mut torn = fs::read(&later).unwrap();
+    torn[200] ^= 0xff;
+    fs::write(&later, torn).unwrap();
+    for p in [store.by_session_path("s1"), store.session_local_path("s1")] {
+        fs::remove_file(p).unwrap();
+    }
+    for entry in fs::read_dir(base.join("session-state/goal-system/by-cwd-session")).unwrap() {
+        fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    let earlier = Store::new(store.config.clone())
+        .load("s1", Some(CWD))
+        .unwrap()
+        .goal
+        .unwrap();
+    assert_eq!(earlier.done_so_far, ["before the run", "first", "second"]);
+    let _ = fs::remove_dir_all(&base);
+}

@@ -290,12 +290,15 @@ impl Store {
     /// All valid copies of a session's goal. When a copy was edited outside
     /// the goal system and no untampered copy is left, the newest goal of the
     /// session's journal whose chain and seal verify stands in for them.
+    /// `slot_seqs`: the write numbers the two slots held when read (true
+    /// after the read only if it reported nothing: `hold` keeps them then).
     pub(super) fn session_copies(
         &self,
         session_id: &str,
         cwd: Option<&str>,
         quarantine_corrupt: bool,
         warnings: &mut Vec<String>,
+        slot_seqs: &mut Option<[Option<u64>; 2]>,
     ) -> Vec<Copy> {
         let mut paths = vec![
             self.by_session_path(session_id),
@@ -308,6 +311,7 @@ impl Store {
         let slots = self.slot_paths(session_id);
         let [found0, found1] = slots.clone().map(|p| read_state_file(&p));
         let (seq0, seq1) = (slots::seq_of(&found0), slots::seq_of(&found1));
+        *slot_seqs = Some([seq0, seq1]);
         let mut pairs = [Some((found0, seq1)), Some((found1, seq0))];
         let key = self.read_key();
         let mut tampered = Vec::new();

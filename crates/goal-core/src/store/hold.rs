@@ -42,6 +42,10 @@ pub(super) struct Held {
     copies: Option<(Option<String>, Vec<Copy>)>,
     /// What the last write left, every copy written: its by-cwd path and the copies.
     written: Option<(PathBuf, Vec<Copy>)>,
+    /// The write numbers of the session's two slots (`None`: torn or
+    /// missing) as a clean locked read found them or this run's last slot
+    /// write left them, so the next slot write need not read both again.
+    slot_seqs: Option<[Option<u64>; 2]>,
 }
 
 impl std::fmt::Debug for Held {
@@ -84,6 +88,7 @@ impl Store {
             key: None,
             copies: None,
             written: None,
+            slot_seqs: None,
         });
         Some(Hold {
             store: self.clone(),
@@ -149,19 +154,38 @@ impl Store {
             return copies;
         }
         let before = warnings.len();
-        let copies = self.session_copies(session_id, cwd, true, warnings);
-        if warnings.len() == before {
+        let mut seqs = None;
+        let copies = self.session_copies(session_id, cwd, true, warnings, &mut seqs);
+        let clean = warnings.len() == before;
+        if clean {
             self.keep_copies(session_id, cwd, &copies);
         }
+        // A read that reported something may have moved a slot aside.
+        self.keep_slot_seqs(session_id, seqs.filter(|_| clean));
         copies
     }
 
-    /// This run writes the session: nothing kept holds any more.
-    pub(super) fn forget_copies(&self, session_id: &str) {
+    /// This run writes the session: nothing kept holds any more. Returns
+    /// the slots' write numbers the hold knew, for the slot write about to
+    /// be made (which notes what it leaves: [`Store::note_slot_written`]).
+    pub(super) fn forget_copies(&self, session_id: &str) -> Option<[Option<u64>; 2]> {
         self.with_hold(session_id, |held| {
             held.copies = None;
             held.written = None;
-        });
+            held.slot_seqs.take()
+        })
+        .flatten()
+    }
+
+    /// The slots' write numbers a read under the hold found (`None` after
+    /// a read that reported something).
+    pub(super) fn keep_slot_seqs(&self, session_id: &str, seqs: Option<[Option<u64>; 2]>) {
+        self.with_hold(session_id, |held| held.slot_seqs = seqs);
+    }
+
+    /// A slot write made `seqs` the slots' write numbers (whole and flushed).
+    pub(super) fn note_slot_written(&self, session_id: &str, seqs: [Option<u64>; 2]) {
+        self.with_hold(session_id, |held| held.slot_seqs = Some(seqs));
     }
 
     /// A write put `bytes` in every copy (by-session, session-local,

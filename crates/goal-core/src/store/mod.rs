@@ -203,12 +203,14 @@ impl Store {
         if let Some(copies) = self.held_copies(session_id, None) {
             return copies::newest(&copies);
         }
-        let mut ignored = Vec::new();
-        let copies = self.session_copies(session_id, None, false, &mut ignored);
+        let (mut ignored, mut seqs) = (Vec::new(), None);
+        let copies = self.session_copies(session_id, None, false, &mut ignored, &mut seqs);
         // Under a run's hold, a clean read is what a locked read finds (`hold`).
-        if ignored.is_empty() && !copies.is_empty() {
+        let clean = ignored.is_empty() && !copies.is_empty();
+        if clean {
             self.keep_copies(session_id, None, &copies);
         }
+        self.keep_slot_seqs(session_id, seqs.filter(|_| clean));
         copies::newest(&copies)
     }
 
@@ -366,7 +368,7 @@ impl Store {
             Store::bump(&mut goal, copies);
         }
         // What a run's hold kept is read again after any write (`hold`).
-        self.forget_copies(session_id);
+        let known_slots = self.forget_copies(session_id);
         let key = self.key()?;
         let (sealed, bytes) = to_bytes(&key, &goal)?;
         let transition = transition(&goal, copies);
@@ -394,7 +396,7 @@ impl Store {
             ensure_dir(&session_dir, true)
                 .and_then(|()| stage_lazy(&session_dir, &format!("{session_id}.json"), &bytes)),
         );
-        let slot = self.write_slot(session_id, &bytes);
+        let slot = self.write_slot(session_id, &bytes, known_slots);
         let written = warnings.len();
 
         let mut must_sync: Vec<PathBuf> = Vec::new();
@@ -610,7 +612,7 @@ impl Store {
         }
         if validate_session_id(key).is_ok() {
             let mut ignored = Vec::new();
-            let copies = self.session_copies(key, None, false, &mut ignored);
+            let copies = self.session_copies(key, None, false, &mut ignored, &mut None);
             if let Some(goal) = newest(&copies) {
                 return Ok(Some(goal));
             }

@@ -164,7 +164,14 @@ impl Store {
     /// Write `bytes` durably to the session's slot that does not hold its
     /// latest whole write (a torn or missing one first), numbered one past
     /// it. Returns once it is flushed, with the slot written. Under the session's lock.
-    pub(super) fn write_slot(&self, session_id: &str, bytes: &[u8]) -> Result<PathBuf> {
+    /// `known`: both slots' write numbers as this lock's holder last read or
+    /// wrote them (`hold`), else both slots are read for them.
+    pub(super) fn write_slot(
+        &self,
+        session_id: &str,
+        bytes: &[u8],
+        known: Option<[Option<u64>; 2]>,
+    ) -> Result<PathBuf> {
         let dir = self.slots_dir();
         ensure_dir(&dir, true)?;
         let paths = self.slot_paths(session_id);
@@ -180,7 +187,8 @@ impl Store {
             }
             fsync_dir(&dir)?;
         }
-        let (index, seq) = match paths.clone().map(|p| seq_at(&p)) {
+        let seqs = known.unwrap_or_else(|| paths.clone().map(|p| seq_at(&p)));
+        let (index, seq) = match seqs {
             [None, None] => (0, 1),
             [None, Some(s)] => (0, s.saturating_add(1)),
             [Some(s), None] => (1, s.saturating_add(1)),
@@ -209,6 +217,9 @@ impl Store {
         }
         // Flushed: a later writer need not flush it again.
         let _ = set_mark(&mark, IDLE);
+        let mut now = seqs;
+        now[index] = Some(seq);
+        self.note_slot_written(session_id, now);
         Ok(path.clone())
     }
 }
