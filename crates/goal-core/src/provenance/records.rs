@@ -37,6 +37,35 @@ pub(crate) fn lines_from(path: &Path, offset: u64) -> Option<(Vec<Value>, u64)> 
     Some((lines, start + whole as u64))
 }
 
+/// How far before a command's offset Claude Code's record of it is looked for.
+const CLAUDE_LOOKBACK: u64 = 64 << 10;
+
+/// The whole JSON lines of `path` in the `window` bytes before `offset`.
+fn lines_before(path: &Path, offset: u64, window: u64) -> Vec<Value> {
+    let start = offset.saturating_sub(window);
+    let Ok(mut file) = File::open(path) else {
+        return Vec::new();
+    };
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err()
+        || file.take(offset - start).read_to_end(&mut bytes).is_err()
+    {
+        return Vec::new();
+    }
+    // A window that starts inside a line skips that line's end.
+    let from = match start {
+        0 => 0,
+        _ => bytes
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |i| i + 1),
+    };
+    bytes[from..]
+        .split(|b| *b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .collect()
+}
+
 /// Where Claude Code keeps a session's transcript: `<config>/projects/<project>/<session>.jsonl`.
 /// A payload's `transcript_path` is taken only in that shape, under one of
 /// Claude Code's folders (`StoreConfig::claude_dirs`).
@@ -80,6 +109,23 @@ pub fn claude_prompt(
     fingerprint: &str,
     nonce: &str,
 ) -> Said {
+    // Claude Code writes a prompt down after its prompt hook returns, but a
+    // prompt may already be on disk when the hook reads where the
+    // transcript ends (seen now and then with a plugin's command on
+    // 2.1.197): it is taken there too while it ends the record (only its
+    // own lines after it). An older prompt of the user's, replayed by a
+    // forged payload, has the host's answer, block or next prompt after it.
+    let before = lines_before(path, offset, CLAUDE_LOOKBACK);
+    let mut tail = before.iter().rev().take_while(|l| {
+        l.get("promptId").and_then(Value::as_str) == Some(prompt_id)
+            || l.get("type").and_then(Value::as_str) == Some("attachment")
+    });
+    if tail.any(|l| {
+        l.get("type").and_then(Value::as_str) == Some("user")
+            && is_users_prompt(l, prompt_id, fingerprint)
+    }) {
+        return Said::User;
+    }
     let Some((lines, _)) = lines_from(path, offset) else {
         return Said::NotYet;
     };
@@ -319,11 +365,17 @@ mod tests {
         redact::fingerprint(&normalize(text))
     }
 
+    fn typed_again() -> Value {
+        json!({"type": "user", "promptId": "p1", "origin": {"kind": "human"}, "message": {"content": "/goal pause"}})
+    }
+
     #[test]
     fn the_users_prompt_is_found_by_its_id_and_text_past_the_offset() {
         let dir = TempDir::new("records");
         let old = json!({"type": "user", "promptId": "p0", "message": {"content": "/goal cancel"}});
-        let path = write(&dir, std::slice::from_ref(&old));
+        let blocked =
+            json!({"type": "system", "content": "UserPromptSubmit operation blocked by hook: …"});
+        let path = write(&dir, &[old.clone(), blocked.clone()]);
         let offset = end_of(&path);
         assert_eq!(
             claude_prompt(&path, offset, "p0", &fp("/goal cancel"), "n"),
@@ -332,7 +384,7 @@ mod tests {
         );
         let user = json!({"type": "user", "promptId": "p1", "origin": {"kind": "human"}, "promptSource": "typed",
             "message": {"role": "user", "content": "<command-message>goal</command-message>\n<command-name>/goal</command-name>\n<command-args>cancel: r</command-args>"}});
-        write(&dir, &[old.clone(), user]);
+        write(&dir, &[old.clone(), blocked, user]);
         assert_eq!(
             claude_prompt(&path, offset, "p1", &fp("/goal cancel: r"), "n"),
             Said::User
@@ -346,6 +398,44 @@ mod tests {
             claude_prompt(&path, offset, "p2", &fp("/goal cancel: r"), "n"),
             Said::NotYet,
             "other id"
+        );
+    }
+
+    #[test]
+    fn a_prompt_written_just_before_the_hook_read_the_end_is_found_but_not_an_answered_one() {
+        let dir = TempDir::new("records-before");
+        let answered = json!({"type": "user", "promptId": "p0", "origin": {"kind": "human"}, "message": {"content": "/goal cancel"}});
+        let answer =
+            json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "ok"}]}});
+        let typed = json!({"type": "user", "promptId": "p1", "origin": {"kind": "human"}, "message": {"content": "/goal pause"}});
+        // The prompt was on disk when the hook read where the record ended.
+        let path = write(&dir, &[answered.clone(), answer.clone(), typed.clone()]);
+        let offset = end_of(&path);
+        write(&dir, &[answered, answer.clone(), typed, answer]);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal pause"), "n"),
+            Said::User
+        );
+        // A replay of the earlier prompt: the model answered it.
+        assert_eq!(
+            claude_prompt(&path, offset, "p0", &fp("/goal cancel"), "n"),
+            Said::NotUser
+        );
+        // Nor a prompt that another entry follows before the offset.
+        let meta = json!({"type": "user", "promptId": "p1", "isMeta": true, "message": {"content": "body"}});
+        let path = write(&dir, &[typed_again(), meta.clone()]);
+        let offset = end_of(&path);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal pause"), "n"),
+            Said::User,
+            "the command's own body after it"
+        );
+        let next = json!({"type": "system", "subtype": "turn_duration"});
+        let path = write(&dir, &[typed_again(), meta, next]);
+        let offset = end_of(&path);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal pause"), "n"),
+            Said::NotYet
         );
     }
 
