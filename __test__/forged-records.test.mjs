@@ -241,6 +241,44 @@ test('R10-H1b2: under the real Codex, a forged `--host copilot-sdk` Stop does no
   assert.equal(g.budget?.tokensUsed ?? 0, 0, `counted: ${g.budget?.tokensUsed} ${g.completionStatus}`)
 })
 
+/** The user types `/goal pause` in Codex, Codex records it, the next hook settles it: the goal is paused. */
+function userPausesInCodex(s) {
+  const typed = '/goal pause'
+  const run = (payload) =>
+    spawnAsHost('codex', [nativeHook, '--host', 'codex', payload.hook_event_name], {
+      input: JSON.stringify(payload),
+      env: env(),
+    })
+  run({ ...common(s, 'UserPromptSubmit'), prompt: typed })
+  const lines = [
+    {
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: typed }],
+        internal_chat_message_metadata_passthrough: { turn_id: s.turn },
+      },
+    },
+    {
+      type: 'event_msg',
+      payload: {
+        type: 'item_completed',
+        turn_id: s.turn,
+        item: { type: 'UserMessage', content: [{ type: 'text', text: typed, text_elements: [] }] },
+      },
+    },
+  ]
+  appendFileSync(s.rollout, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+  run({ ...common(s, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'call_x' })
+  const g = goalOf(s.id)
+  assert.equal(
+    g.completionStatus,
+    'paused',
+    `status ${g.completionStatus}; refused: ${JSON.stringify(g.voice?.refused ?? [])}`,
+  )
+}
+
 test("R10-H1c2: after a forged `--host claude` prompt under the real Codex, the user's own Codex command still takes effect", () => {
   const s = session()
   userOpens(s.id)
@@ -255,40 +293,7 @@ test("R10-H1c2: after a forged `--host claude` prompt under the real Codex, the 
     hook_event_name: 'UserPromptSubmit',
     prompt: 'hello',
   })
-  const typed = '/goal pause'
-  const run = (payload) =>
-    spawnAsHost('codex', [nativeHook, '--host', 'codex', payload.hook_event_name], {
-      input: JSON.stringify(payload),
-      env: env(),
-    })
-  run({ ...common(s, 'UserPromptSubmit'), prompt: typed })
-  const lines = [
-    {
-      type: 'response_item',
-      payload: {
-        type: 'message',
-        role: 'user',
-        content: [{ type: 'input_text', text: typed }],
-        internal_chat_message_metadata_passthrough: { turn_id: s.turn },
-      },
-    },
-    {
-      type: 'event_msg',
-      payload: {
-        type: 'item_completed',
-        turn_id: s.turn,
-        item: { type: 'UserMessage', content: [{ type: 'text', text: typed, text_elements: [] }] },
-      },
-    },
-  ]
-  appendFileSync(s.rollout, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
-  run({ ...common(s, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'call_x' })
-  const g = goalOf(s.id)
-  assert.equal(
-    g.completionStatus,
-    'paused',
-    `status ${g.completionStatus}; refused: ${JSON.stringify(g.voice?.refused ?? [])}`,
-  )
+  userPausesInCodex(s)
 })
 
 test("R10-control: with no forged prompt, the user's own Codex pause takes effect", () => {
@@ -298,38 +303,5 @@ test("R10-control: with no forged prompt, the user's own Codex pause takes effec
   const tp = join(evilc, 'projects', '-proj', `${s.id}.jsonl`)
   mkdirSync(dirname(tp), { recursive: true })
   writeFileSync(tp, '')
-  const typed = '/goal pause'
-  const run = (payload) =>
-    spawnAsHost('codex', [nativeHook, '--host', 'codex', payload.hook_event_name], {
-      input: JSON.stringify(payload),
-      env: env(),
-    })
-  run({ ...common(s, 'UserPromptSubmit'), prompt: typed })
-  const lines = [
-    {
-      type: 'response_item',
-      payload: {
-        type: 'message',
-        role: 'user',
-        content: [{ type: 'input_text', text: typed }],
-        internal_chat_message_metadata_passthrough: { turn_id: s.turn },
-      },
-    },
-    {
-      type: 'event_msg',
-      payload: {
-        type: 'item_completed',
-        turn_id: s.turn,
-        item: { type: 'UserMessage', content: [{ type: 'text', text: typed, text_elements: [] }] },
-      },
-    },
-  ]
-  appendFileSync(s.rollout, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
-  run({ ...common(s, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'call_x' })
-  const g = goalOf(s.id)
-  assert.equal(
-    g.completionStatus,
-    'paused',
-    `status ${g.completionStatus}; refused: ${JSON.stringify(g.voice?.refused ?? [])}`,
-  )
+  userPausesInCodex(s)
 })
