@@ -6,8 +6,9 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 
+import { codexPayload, codexSession, tokenCount, writeRollout } from './codex-fixtures.mjs'
 import { addon, addonAsUser, nativeHook, spawnAsHost } from './helpers.mjs'
 
 let base
@@ -69,24 +70,8 @@ function hook(payload, { shape = 'codex', extraEnv = {} } = {}) {
   return out
 }
 
-/** A session as Codex names it: a UUID, its rollout under ~/.codex/sessions/YYYY/MM/DD/. */
-function session() {
-  const id = randomUUID()
-  const rollout = join(home, '.codex', 'sessions', '2026', '11', '26', `rollout-2026-11-26T14-37-12-${id}.jsonl`)
-  mkdirSync(dirname(rollout), { recursive: true })
-  appendFileSync(rollout, `${JSON.stringify({ type: 'session_meta', payload: { id, cwd } })}\n`)
-  return { id, rollout, turn: randomUUID() }
-}
-
-const common = (s, event) => ({
-  session_id: s.id,
-  turn_id: s.turn,
-  transcript_path: s.rollout,
-  cwd,
-  hook_event_name: event,
-  model: 'gpt-5.5',
-  permission_mode: 'bypassPermissions',
-})
+const session = () => codexSession(home, cwd)
+const common = (s, event) => codexPayload(s, cwd, event)
 const prompt = (s, text) => ({ ...common(s, 'UserPromptSubmit'), prompt: text })
 let call = 0
 const preTool = (s, command) => ({
@@ -162,13 +147,7 @@ test('Codex: the user opens a goal, the rollout confirms it, the stop is held in
     { status: 'active', requirements: ['R1'], remaining: ['fix greet.sh'] },
   )
   // Codex's own running token total (its rollout's token_count events) is the goal's usage.
-  const tokens = (n) => ({
-    type: 'event_msg',
-    payload: {
-      type: 'token_count',
-      info: { total_token_usage: { total_tokens: n }, last_token_usage: { total_tokens: 110 } },
-    },
-  })
+  const tokens = (n) => tokenCount(n, 110)
   appendFileSync(s.rollout, `${JSON.stringify(tokens(220))}\n${JSON.stringify(tokens(330))}\n`)
   const held = hook(stop(s))
   assert.equal(goalOf(s).budget?.tokensUsed, 330)
@@ -393,14 +372,8 @@ test("Codex: the user's own /goal, adopted with no prompt hook, is paused by the
   assert.equal(goalOf(s).completionStatus, 'paused')
 })
 
-/** A rollout named for session `s` under `codexHome`, planted by the agent's shell; `lines` follow its meta line. */
-function plantRollout(codexHome, s, lines) {
-  const planted = join(codexHome, 'sessions', '2026', '11', '26', `rollout-2026-11-26T14-37-12-${s.id}.jsonl`)
-  mkdirSync(dirname(planted), { recursive: true })
-  const meta = { type: 'session_meta', payload: { id: s.id, cwd } }
-  appendFileSync(planted, [meta, ...lines].map((l) => `${JSON.stringify(l)}\n`).join(''))
-  return planted
-}
+/** A rollout named for session `s` under `codexHome`, planted by the agent's shell. */
+const plantRollout = (codexHome, s, lines) => writeRollout(codexHome, s.id, cwd, lines)
 
 /** The agent's shell runs the native hook under the real Codex with `CODEX_HOME` of its making. */
 function forged(codexHome, payload) {
@@ -449,13 +422,7 @@ test("Codex: usage is counted from the rollout the running Codex keeps, not from
   assert.equal(opened.error, undefined, JSON.stringify(opened.error))
   addon.updateGoalSync(caller, { status: 'active', remaining: ['run the build'] })
   assert.equal(goalOf(s).voice?.recordKey ?? '', '')
-  const tokens = (n) => ({
-    type: 'event_msg',
-    payload: {
-      type: 'token_count',
-      info: { total_token_usage: { total_tokens: n }, last_token_usage: { total_tokens: n } },
-    },
-  })
+  const tokens = (n) => tokenCount(n)
   const evil = join(base, `agent-codex-${s.id.slice(0, 8)}`)
   const planted = plantRollout(evil, s, [tokens(90_000)])
   // Before the goal has counted anything from Codex's rollout.

@@ -2,12 +2,12 @@
 // host, rely on no record of their choosing (review-10): no Codex goal adopted, no usage
 // counted, no record pinned. Run through the real native hook under stand-in host processes.
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, test } from 'node:test'
 
+import { codexPayload, codexSession, tokenCount, writeRollout } from './codex-fixtures.mjs'
 import { addon, addonAsUser, nativeHook, spawnAsHost } from './helpers.mjs'
 
 let base, home, stateRoot, cwd
@@ -30,38 +30,10 @@ const env = () => ({
 const goalOf = (id) => JSON.parse(readFileSync(join(stateRoot, 'by-session', `${id}.json`), 'utf8'))
 const caller = (id) => ({ sessionId: id, cwd, stateRoot })
 
-function session() {
-  const id = randomUUID()
-  const rollout = join(home, '.codex', 'sessions', '2026', '11', '26', `rollout-2026-11-26T14-37-12-${id}.jsonl`)
-  mkdirSync(dirname(rollout), { recursive: true })
-  appendFileSync(rollout, `${JSON.stringify({ type: 'session_meta', payload: { id, cwd } })}\n`)
-  return { id, rollout, turn: randomUUID() }
-}
-const common = (s, event) => ({
-  session_id: s.id,
-  turn_id: s.turn,
-  transcript_path: s.rollout,
-  cwd,
-  hook_event_name: event,
-  model: 'gpt-5.5',
-  permission_mode: 'bypassPermissions',
-})
-const tokens = (n) => ({
-  type: 'event_msg',
-  payload: {
-    type: 'token_count',
-    info: { total_token_usage: { total_tokens: n }, last_token_usage: { total_tokens: n } },
-  },
-})
-function plantRollout(codexHome, id, lines) {
-  const p = join(codexHome, 'sessions', '2026', '11', '26', `rollout-2026-11-26T14-37-12-${id}.jsonl`)
-  mkdirSync(dirname(p), { recursive: true })
-  appendFileSync(
-    p,
-    [{ type: 'session_meta', payload: { id, cwd } }, ...lines].map((l) => `${JSON.stringify(l)}\n`).join(''),
-  )
-  return p
-}
+const session = () => codexSession(home, cwd)
+const common = (s, event) => codexPayload(s, cwd, event)
+const tokens = (n) => tokenCount(n)
+const plantRollout = (codexHome, id, lines) => writeRollout(codexHome, id, cwd, lines)
 const userGoal = (objective) => [
   {
     timestamp: new Date(Date.now() + 1000).toISOString(),
@@ -98,6 +70,21 @@ function userOpens(id, extra = {}) {
   )
   assert.equal(opened.error, undefined, JSON.stringify(opened.error))
   addon.updateGoalSync(caller(id), { status: 'active', remaining: ['run the build'] })
+}
+
+/** Under the real Codex, the agent's shell runs `--host claude` UserPromptSubmit with a transcript it planted. */
+function forgeClaudePrompt(s, tag) {
+  const evilc = join(base, `${tag}-${s.id.slice(0, 8)}`)
+  const tp = join(evilc, 'projects', '-proj', `${s.id}.jsonl`)
+  mkdirSync(dirname(tp), { recursive: true })
+  writeFileSync(tp, '')
+  forged('codex', [`CLAUDE_CONFIG_DIR=${evilc}`], ['--host', 'claude', 'UserPromptSubmit'], {
+    session_id: s.id,
+    transcript_path: tp,
+    cwd,
+    hook_event_name: 'UserPromptSubmit',
+    prompt: 'hello',
+  })
 }
 
 test('R10-H1a: under the real Claude Code, a forged `--host codex` hook does not replace the user goal by Codex adoption', () => {
@@ -150,17 +137,7 @@ test('R10-H1c: under the real Codex, a forged `--host claude` prompt does not pi
   const s = session()
   userOpens(s.id)
   assert.equal(goalOf(s.id).voice?.recordKey ?? '', '')
-  const evilc = join(base, `evil-claude-${s.id.slice(0, 8)}`)
-  const tp = join(evilc, 'projects', '-proj', `${s.id}.jsonl`)
-  mkdirSync(dirname(tp), { recursive: true })
-  writeFileSync(tp, '')
-  forged('codex', [`CLAUDE_CONFIG_DIR=${evilc}`], ['--host', 'claude', 'UserPromptSubmit'], {
-    session_id: s.id,
-    transcript_path: tp,
-    cwd,
-    hook_event_name: 'UserPromptSubmit',
-    prompt: 'hello',
-  })
+  forgeClaudePrompt(s, 'evil-claude')
   const key = goalOf(s.id).voice?.recordKey ?? ''
   assert.equal(key, '', 'the forged prompt pinned no record')
   // The user's next prompt in Codex: the goal takes Codex's rollout as its record.
@@ -282,17 +259,7 @@ function userPausesInCodex(s) {
 test("R10-H1c2: after a forged `--host claude` prompt under the real Codex, the user's own Codex command still takes effect", () => {
   const s = session()
   userOpens(s.id)
-  const evilc = join(base, `evil-claude2-${s.id.slice(0, 8)}`)
-  const tp = join(evilc, 'projects', '-proj', `${s.id}.jsonl`)
-  mkdirSync(dirname(tp), { recursive: true })
-  writeFileSync(tp, '')
-  forged('codex', [`CLAUDE_CONFIG_DIR=${evilc}`], ['--host', 'claude', 'UserPromptSubmit'], {
-    session_id: s.id,
-    transcript_path: tp,
-    cwd,
-    hook_event_name: 'UserPromptSubmit',
-    prompt: 'hello',
-  })
+  forgeClaudePrompt(s, 'evil-claude2')
   userPausesInCodex(s)
 })
 
