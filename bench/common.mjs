@@ -1,7 +1,7 @@
 // What the benchmarks share: the package's addon, the native hook to time, the
 // floor program, and the user's own /goal (only the host's hook delivers the
 // user's voice, so a bench opens its goals the way a user does).
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -18,15 +18,41 @@ export function nativeHook() {
   return native
 }
 
-/** The floor program (crates/goal-core/examples/bench_floor.rs), built in release. */
-export function floorProgram() {
-  const build = spawnSync(
-    'cargo',
-    ['build', '--quiet', '--release', '-p', 'goal-core', '--example', 'bench_floor', '--message-format=short'],
-    { cwd: root, stdio: 'inherit' },
-  )
+/** The Rust host triple (`rustc -vV`). */
+const hostTriple = () => /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1].trim()
+
+/**
+ * The floor program (crates/goal-core/examples/bench_floor.rs), built in
+ * release as cargo builds any program. With `{ static: true }` it is linked
+ * as scripts/build-hook.mjs links the hook on Linux with glibc (statically,
+ * not position-independent), so the bench can show what that link is worth
+ * apart from the hook's own work; null where the hook is not linked so.
+ */
+export function floorProgram({ static: linkedStatically = false } = {}) {
+  const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target')
+  const example = ['-p', 'goal-core', '--example', 'bench_floor', '--release', '--quiet', '--message-format=short']
+  let args = ['build', ...example]
+  let built = join(targetDir, 'release', 'examples', 'bench_floor')
+  if (linkedStatically) {
+    const host = hostTriple()
+    if (!/-linux-gnu$/.test(host)) return null
+    // Its own target folder (target/<triple>), so the two builds do not relink each other.
+    args = [
+      'rustc',
+      ...example,
+      '--target',
+      host,
+      '--',
+      '-C',
+      'target-feature=+crt-static',
+      '-C',
+      'relocation-model=static',
+    ]
+    built = join(targetDir, host, 'release', 'examples', 'bench_floor')
+  }
+  const build = spawnSync('cargo', args, { cwd: root, stdio: 'inherit' })
   if (build.status !== 0) throw new Error('cannot build the floor program')
-  return join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'release', 'examples', 'bench_floor')
+  return built
 }
 
 /**
