@@ -272,3 +272,56 @@ test("R10-control: with no forged prompt, the user's own Codex pause takes effec
   writeFileSync(tp, '')
   userPausesInCodex(s)
 })
+
+// review-10 L1/L2: a host may set a folder variable on itself after it started (Gemini CLI
+// reads GEMINI_CLI_HOME from a .env): its hooks then name a record where its own environment
+// does not keep it, as a forged hook does. Refused alike, but said to the user once, and not
+// asked again by every tool and stop hook (each ask reads the whole process chain).
+test('R10-L1: a record the running host does not vouch for is refused once: the user is told once, and later hooks do not ask again', () => {
+  const s = session()
+  userOpens(s.id, { tokenBudget: 50_000 })
+  const elsewhere = join(base, `later-codex-home-${s.id.slice(0, 8)}`)
+  const rollout = plantRollout(elsewhere, s.id, [tokens(90_000)])
+  // The hooks' faults that say usage was not counted, since this test began (the log is shared).
+  const noted = () => {
+    const log = join(stateRoot, 'faults.log')
+    return existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('usage not counted')).length
+      : 0
+  }
+  const earlier = noted()
+  const faults = () => noted() - earlier
+  const stop = () =>
+    forged('codex', [`CODEX_HOME=${elsewhere}`], ['--host', 'codex', 'Stop'], {
+      ...common(s, 'Stop'),
+      transcript_path: rollout,
+      stop_hook_active: false,
+      last_assistant_message: 'ok',
+    }).out
+  const told = (out) => JSON.stringify(out).includes('Token use is not counted for this goal')
+
+  const first = stop()
+  assert.ok(told(first), `the user is told: ${JSON.stringify(first)}`)
+  assert.equal(faults(), 1)
+  const g = goalOf(s.id)
+  assert.equal(g.budget?.tokensUsed ?? 0, 0, 'nothing counted from the record')
+  assert.notEqual(g.budget?.refusedRecord ?? '', '', 'the refusal is kept')
+
+  const second = stop()
+  assert.ok(!told(second), `told once only: ${JSON.stringify(second)}`)
+  assert.equal(faults(), 1, 'a stop does not ask the host again')
+  assert.equal(goalOf(s.id).budget?.tokensUsed ?? 0, 0)
+
+  // A prompt asks again (a host restarted with its folders right is heard): still refused
+  // here, and not told again.
+  const { out } = forged('codex', [`CODEX_HOME=${elsewhere}`], ['--host', 'codex', 'UserPromptSubmit'], {
+    ...common(s, 'UserPromptSubmit'),
+    transcript_path: rollout,
+    prompt: 'carry on',
+  })
+  assert.ok(!told(out), JSON.stringify(out))
+  assert.equal(faults(), 2, 'the prompt asked')
+  assert.equal(goalOf(s.id).budget?.tokensUsed ?? 0, 0)
+})

@@ -75,6 +75,13 @@ export interface Budget {
    * while the goal is not active, so waiting on the user never counts.
    */
   activeSinceMs?: number | null
+  /**
+   * Fingerprint of the last host record a hook named that the running
+   * host did not vouch for (it keeps its record elsewhere): tool and stop
+   * hooks do not ask again (the process chain is read only at a prompt),
+   * and the user was told once.
+   */
+  refusedRecord?: string
   timeBudgetSeconds?: number | null
   /** Wall time while the goal was active, in milliseconds. */
   timeUsedMs: number

@@ -183,6 +183,12 @@ pub struct Budget {
     /// already counted, so a source re-read by every hook counts once.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub usage_sources: BTreeMap<String, UsageMark>,
+    /// Fingerprint of the last host record a hook named that the running
+    /// host did not vouch for (it keeps its record elsewhere): tool and stop
+    /// hooks do not ask again (the process chain is read only at a prompt),
+    /// and the user was told once.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub refused_record: String,
     /// The one-time wrap-up steer after a budget was crossed was given.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub wrap_up_sent: bool,

@@ -207,6 +207,35 @@ pub fn first_sight(goal: &Goal, source: &crate::usage::Source) -> bool {
             .is_none_or(|mark| mark.record.is_empty())
 }
 
+/// Whether the running host already declined `source`'s record for the open
+/// `goal` (`Budget::refused_record`): a tool or stop hook then leaves it
+/// uncounted without reading the process chain again.
+pub fn refused_before(goal: &Goal, source: &crate::usage::Source) -> bool {
+    !goal.budget.refused_record.is_empty() && goal.budget.refused_record == record_print(source)
+}
+
+/// Remember that the running host did not vouch for `source`'s record; true
+/// when it is news (the user is told then, once per record).
+pub fn refuse_record(
+    store: &Store,
+    caller: &Caller,
+    source: &crate::usage::Source,
+) -> Result<bool> {
+    let print = record_print(source);
+    let (news, _warnings) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
+        let Some(mut goal) = current.filter(Goal::is_open) else {
+            return Ok((Change::None, false));
+        };
+        let other_folder = !goal.cwd.is_empty() && !same_cwd(&goal.cwd, &caller.cwd);
+        if other_folder || goal.budget.refused_record == print {
+            return Ok((Change::None, false));
+        }
+        goal.budget.refused_record = print.clone();
+        Ok((Change::Save(goal), true))
+    })?;
+    Ok(news)
+}
+
 /// The fingerprint of the host record `source` was read beside ("" for none).
 fn record_print(source: &crate::usage::Source) -> String {
     source

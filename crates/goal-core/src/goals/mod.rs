@@ -8,7 +8,9 @@ mod stop;
 mod voice;
 
 use budget::{account_in, audit_budget_limited, save_if, settle_budget};
-pub use budget::{account_usage, first_sight, tick_time, Accounted, UsageReport};
+pub use budget::{
+    account_usage, first_sight, refuse_record, refused_before, tick_time, Accounted, UsageReport,
+};
 pub use history::{after_tool, record_tool, record_tool_calls, Tree, HISTORY_WINDOW};
 use stop::pause;
 pub use stop::{

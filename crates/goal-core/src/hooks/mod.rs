@@ -258,6 +258,7 @@ fn decide_on(
     }
     let caller = Caller::new(payload.session_id.clone(), payload.cwd.clone());
     STORE_NOTES.with(|notes| notes.borrow_mut().clear());
+    USER_NOTICES.with(|notices| notices.borrow_mut().clear());
     // A user command still pending is settled against the host's record
     // before anything relies on it; a stop waits longer for the record.
     let wait = if event == Event::Stop {
@@ -325,10 +326,10 @@ fn decide_on(
         });
     }
     if let Some(refused) = refused {
-        decision.system_message = Some(match decision.system_message.take() {
-            Some(msg) => format!("{refused}\n{msg}"),
-            None => refused,
-        });
+        tell_before(&mut decision, &refused);
+    }
+    for notice in USER_NOTICES.with(|notices| std::mem::take(&mut *notices.borrow_mut())) {
+        tell_before(&mut decision, &notice);
     }
     if warnings
         .iter()
@@ -343,10 +344,7 @@ fn decide_on(
         } else {
             messages::state_restored()
         };
-        decision.system_message = Some(match decision.system_message.take() {
-            Some(msg) => format!("{told}\n{msg}"),
-            None => told.to_string(),
-        });
+        tell_before(&mut decision, told);
     }
     if event == Event::SessionStart {
         board::add_note(
@@ -504,6 +502,24 @@ thread_local! {
     static STORE_NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// What this hook run tells the user once (a system message), besides its decision.
+    static USER_NOTICES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A message for the user from deep in this run (see [`USER_NOTICES`]).
+fn tell_user(text: String) {
+    USER_NOTICES.with(|notices| notices.borrow_mut().push(text));
+}
+
+/// `text` for the user, before what the decision already tells them.
+fn tell_before(decision: &mut Decision, text: &str) {
+    decision.system_message = Some(match decision.system_message.take() {
+        Some(msg) => format!("{text}\n{msg}"),
+        None => text.to_string(),
+    });
+}
+
 pub(super) fn note_warnings(warnings: Vec<String>) {
     if !warnings.is_empty() {
         STORE_NOTES.with(|notes| notes.borrow_mut().extend(warnings));
@@ -527,12 +543,16 @@ pub(super) fn context(text: String) -> Decision {
 /// Where this host records token usage for the payload's session. A record
 /// the open goal has not counted from yet must be the one the running host
 /// keeps (`Delivery::vouches`); one it counted from is pinned by its
-/// fingerprint (`goals::first_sight`).
+/// fingerprint (`goals::first_sight`). One the host declined is not asked
+/// about again by tool and stop hooks (`goals::refused_before`): only a
+/// prompt (`recheck`) asks again, so a host restarted with its folders set
+/// right is heard, and no tool call pays for the process chain's read.
 fn usage_source(
     store: &Store,
     delivery: &Delivery,
     caller: &Caller,
     payload: &Payload,
+    recheck: bool,
 ) -> Option<crate::usage::Source> {
     let source = match delivery.host {
         Host::Claude => {
@@ -551,18 +571,35 @@ fn usage_source(
     let Some(record) = source.record() else {
         return Some(source);
     };
-    let first = load_goal(store, caller)
+    let Some(goal) = load_goal(store, caller)
         .ok()
         .flatten()
-        .filter(Goal::is_open)
-        .is_some_and(|goal| crate::goals::first_sight(&goal, &source));
-    if first && !delivery.vouches(payload, record) {
-        note_warnings(vec![
-            "usage not counted: the record named is not where the running host keeps it".into(),
-        ]);
+        .filter(|goal| goal.is_open() && crate::goals::first_sight(goal, &source))
+    else {
+        return Some(source);
+    };
+    if !recheck && crate::goals::refused_before(&goal, &source) {
         return None;
     }
-    Some(source)
+    if delivery.vouches(payload, record) {
+        return Some(source);
+    }
+    note_warnings(vec![
+        "usage not counted: the record named is not where the running host keeps it".into(),
+    ]);
+    match crate::goals::refuse_record(store, caller, &source) {
+        Ok(true) => tell_user(
+            "[goal-system] Token use is not counted for this goal: the host ran this hook with \
+             its record of the session in another folder than its own environment names (a \
+             folder variable such as GEMINI_CLI_HOME, CODEX_HOME or CLAUDE_CONFIG_DIR set after \
+             the host started, from a .env file or its settings, does this). A token budget is \
+             not enforced until the host is started with that variable set."
+                .into(),
+        ),
+        Ok(false) => {}
+        Err(e) => note_warnings(vec![format!("record refusal not kept: {e}")]),
+    }
+    None
 }
 
 /// What the hook saw of the host's usage: its source, `turns` model turns
@@ -576,7 +613,7 @@ pub(super) fn usage_report(
     baseline: bool,
 ) -> crate::goals::UsageReport {
     crate::goals::UsageReport {
-        source: usage_source(store, delivery, caller, payload),
+        source: usage_source(store, delivery, caller, payload, baseline),
         turns,
         baseline,
     }
