@@ -300,7 +300,7 @@ test('R10-L1: a record the running host does not vouch for is refused once: the 
       stop_hook_active: false,
       last_assistant_message: 'ok',
     }).out
-  const told = (out) => JSON.stringify(out).includes('Token use is not counted for this goal')
+  const told = (out) => JSON.stringify(out).includes('token use from it is not counted')
 
   const first = stop()
   assert.ok(told(first), `the user is told: ${JSON.stringify(first)}`)
@@ -324,4 +324,26 @@ test('R10-L1: a record the running host does not vouch for is refused once: the 
   assert.ok(!told(out), JSON.stringify(out))
   assert.equal(faults(), 2, 'the prompt asked')
   assert.equal(goalOf(s.id).budget?.tokensUsed ?? 0, 0)
+})
+
+test('R10-L1b: a hook detached from the real Codex naming its real rollout keeps no refusal: the next honest stop counts', async () => {
+  const s = session()
+  userOpens(s.id, { tokenBudget: 50_000 })
+  appendFileSync(s.rollout, `${JSON.stringify(tokens(330))}\n`)
+  const stopPayload = { ...common(s, 'Stop'), stop_hook_active: false, last_assistant_message: 'ok' }
+  const input = join(base, `in-real-${s.id}.json`)
+  const output = join(base, `out-real-${s.id}.json`)
+  writeFileSync(input, JSON.stringify(stopPayload))
+  const q = (a) => `'${a}'`
+  const cmd = `( sleep 0.5; exec ${q(nativeHook)} --host codex Stop < ${q(input)} > ${q(output)}.tmp; ) >/dev/null 2>&1 & exit 0`
+  spawnAsHost('codex', ['sh', '-c', cmd], { env: env() })
+  for (let i = 0; i < 100 && !existsSync(`${output}.tmp`); i++) await new Promise((r) => setTimeout(r, 100))
+  await new Promise((r) => setTimeout(r, 1500))
+  assert.equal(goalOf(s.id).budget?.refusedRecord ?? '', '', 'no refusal kept from a detached hook')
+  const res = spawnAsHost('codex', [nativeHook, '--host', 'codex', 'Stop'], {
+    input: JSON.stringify(stopPayload),
+    env: env(),
+  })
+  assert.equal(res.status, 0, res.stderr)
+  assert.equal(goalOf(s.id).budget?.tokensUsed, 330, 'the honest count')
 })

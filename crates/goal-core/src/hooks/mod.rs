@@ -587,13 +587,18 @@ fn usage_source(
     note_warnings(vec![
         "usage not counted: the record named is not where the running host keeps it".into(),
     ]);
+    // Kept (and told) only when the host itself ran this hook: a hook the
+    // agent's shell ran must not silence the real record for the hooks after.
+    if provenance::hook_refusal(delivery.host, delivery.origin).is_some() {
+        return None;
+    }
     match crate::goals::refuse_record(store, caller, &source) {
         Ok(true) => tell_user(
-            "[goal-system] Token use is not counted for this goal: the host ran this hook with \
-             its record of the session in another folder than its own environment names (a \
+            "[goal-system] A hook named a record of this session that the running host does \
+             not keep where its own environment says: token use from it is not counted. A \
              folder variable such as GEMINI_CLI_HOME, CODEX_HOME or CLAUDE_CONFIG_DIR set after \
-             the host started, from a .env file or its settings, does this). A token budget is \
-             not enforced until the host is started with that variable set."
+             the host started (from a .env file or its settings) does this; then a token budget \
+             is not enforced until the host is started with that variable set."
                 .into(),
         ),
         Ok(false) => {}
