@@ -283,10 +283,12 @@ fn context_precheck_stops_only_where_the_pattern_cannot_go_on() {
         "(", ")", ";", "{", ",", "\n", "$", "&", "<", "?", "\r\n", "[", "@", "|",
     ];
     let mut rng = Rng(0x00c0_ffee_5eed_0001);
-    let (mut turned_away, mut matched) = (0, 0);
-    for _ in 0..4000 {
+    let (mut turned_away, mut matched, mut by_vector) = (0, 0, 0);
+    for round in 0..4000 {
         let mut text = names[rng.below(names.len())].to_string();
-        for _ in 0..rng.below(10) {
+        // Half the lines long enough for the vector look (64 bytes).
+        let pieces = if round % 2 == 0 { 24 } else { rng.below(10) };
+        for _ in 0..pieces {
             match rng.below(4) {
                 0 => text.push_str(fillers[rng.below(fillers.len())]),
                 1 => text.push_str(stops[rng.below(stops.len())]),
@@ -314,12 +316,19 @@ fn context_precheck_stops_only_where_the_pattern_cannot_go_on() {
             if full && !fast {
                 assert!(found.is_none(), "turned away a match: {text:?} at {at}");
                 turned_away += 1;
+                by_vector += usize::from(super::prechecks::opaque_run_follows_scalar(bytes, at));
             }
             matched += usize::from(fast && found.is_some());
         }
     }
     assert!(turned_away > 1000, "the stop turned away {turned_away}");
     assert!(matched > 1000, "the rule matched {matched} times");
+    // A stop the window look does not see (not the last byte of its
+    // window outside the value bytes) is seen by the vector look.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        assert!(by_vector > 1000, "the vector look turned away {by_vector}");
+    }
 }
 
 /// Every hand locator (`locate.rs`) reads the groups the rule's regex
