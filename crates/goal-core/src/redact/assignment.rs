@@ -93,11 +93,16 @@ pub(super) fn is_key(key: &[u8]) -> bool {
     let Some(&first) = key.first() else {
         return false;
     };
-    let camel = first.is_ascii_lowercase()
-        && key.iter().all(u8::is_ascii_alphanumeric)
-        && CAMEL_KEY_NAMES
-            .iter()
-            .any(|n| key.len() > n.len() && key.ends_with(n.as_bytes()));
+    // Every camelCase name starts with an upper-case letter, which the key
+    // must then hold (most keys are lower case: no name compared).
+    let camel = || {
+        first.is_ascii_lowercase()
+            && key.iter().any(u8::is_ascii_uppercase)
+            && key.iter().all(u8::is_ascii_alphanumeric)
+            && CAMEL_KEY_NAMES
+                .iter()
+                .any(|n| key.len() > n.len() && key.ends_with(n.as_bytes()))
+    };
     // Only the names that end with the key's last byte can end it.
     let last = usize::from(key[key.len() - 1].to_ascii_lowercase() & 0x7f);
     let any = |names: &[&[&str]], mut set: u32, nonempty: bool| {
@@ -110,9 +115,9 @@ pub(super) fn is_key(key: &[u8]) -> bool {
         }
         false
     };
-    camel
-        || any(KEY_NAMES, KEY_NAMES_BY_LAST[last], false)
+    any(KEY_NAMES, KEY_NAMES_BY_LAST[last], false)
         || any(WEAK_NAMES, WEAK_NAMES_BY_LAST[last], true)
+        || camel()
 }
 
 /// Per lower-case ASCII byte, the names (a bit per index into the list)
@@ -372,5 +377,19 @@ impl<'h> Groups<'h> for HandAssignment<'h> {
 
     fn whole(&self) -> Part<'h> {
         Part::new(self.hay, 0, self.end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `is_key` looks for a camelCase name only in a key holding an
+    /// upper-case letter: every such name starts with one.
+    #[test]
+    fn camel_names_start_upper_case() {
+        for name in super::CAMEL_KEY_NAMES {
+            assert!(name.as_bytes()[0].is_ascii_uppercase(), "{name}");
+        }
+        assert!(super::is_key(b"dbPassword") && super::is_key(b"accessToken"));
+        assert!(!super::is_key(b"dbpasswordx") && !super::is_key(b"tokenizer"));
     }
 }

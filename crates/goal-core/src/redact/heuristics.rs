@@ -141,10 +141,13 @@ pub(super) fn assignment_secret<'h>(caps: &impl Groups<'h>, flag: bool) -> Optio
         .or_else(|| caps.name("sq"))
         .or_else(|| caps.name("edq"));
     let strict = !flag && is_screaming(key);
-    let weak = !flag && !strict && !is_strong_key(key);
+    // Whether the key is weak is asked only of a value that would
+    // otherwise go (most values after a key's name are code and stop
+    // earlier): the name comparisons cost more than the value's tests.
+    let weak = || !flag && !strict && !is_strong_key(key);
     if let Some(q) = quoted {
         let v = q.as_str();
-        let secret = quoted_is_secret(v, key) && (!weak || weak_value_is_secret(v));
+        let secret = quoted_is_secret(v, key) && (!weak() || weak_value_is_secret(v));
         return secret.then_some(q);
     }
     let bare = caps.name("bare")?;
@@ -169,7 +172,7 @@ pub(super) fn assignment_secret<'h>(caps: &impl Groups<'h>, flag: bool) -> Optio
         tight,
     };
     let v = bare.as_str();
-    let secret = bare_is_secret(v, &ctx) && (!weak || weak_value_is_secret(v));
+    let secret = bare_is_secret(v, &ctx) && (!weak() || weak_value_is_secret(v));
     secret.then_some(bare)
 }
 

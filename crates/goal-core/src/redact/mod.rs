@@ -9,7 +9,8 @@
 //! - `kinds.rs`: the kinds of rule and the byte classes the other parts
 //!   share (a leaf, so no two parts import each other).
 //! - `prechecks.rs`: cheap tests that turn a trigger away before its
-//!   rule's regex runs.
+//!   rule's regex runs (`prechecks/x86.rs`: the context rule's with AVX2,
+//!   detected at run time).
 //! - `assignment.rs`: the `key = value` rule, read by hand (the commonest
 //!   trigger in agent output; the property tests hold it to its regex).
 //! - `scan.rs`: the trigger scan (a pair table, one lookup per byte;

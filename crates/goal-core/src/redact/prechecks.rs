@@ -6,6 +6,9 @@
 
 use super::kinds::name_byte;
 
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 /// The fewest bytes a token format matches (the tests check every format
 /// built by `rules::tok` against it).
 pub(super) const TOKEN_MIN_BYTES: usize = 12;
@@ -118,11 +121,51 @@ pub(super) const CONTEXT_REACH: usize = 58;
 /// however long the run of value bytes after it.
 pub(super) const CONTEXT_DIGIT_BYTES: usize = 64;
 
+/// Besides value bytes, what the context rule's pattern lets stand between
+/// its name and its secret: blanks, `:` and `>` (of `->`), quotes.
+pub(super) fn context_filler_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b':' | b'>' | b'"' | b'\'' | b'`')
+}
+
 /// A run of 20 value bytes or more that starts at most [`CONTEXT_REACH`]
 /// bytes after `at`, with a digit early enough: what the context rule's
 /// secret lies in. Looks at the byte that would end a run first, so
 /// ordinary prose costs a few lookups per word.
+///
+/// A byte that can stand neither in the secret nor before it (a bracket, a
+/// `;`, a line's end: see [`context_filler_byte`]) ends the look, as long
+/// as no run of 20 came before it: the secret would have to start before
+/// it, so lie in such a run. Code after a secret's name (`let token =
+/// self.get_token(&request)?;`) is turned away at its first bracket
+/// instead of reading on into the next line. With AVX2, 64 bytes are
+/// classed at once (`prechecks/x86.rs`) and a stop anywhere in them is
+/// seen, not only one ending a window.
 pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if at + x86::SPAN <= text.len() && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, and `SPAN` bytes follow `at`.
+        let (value, stop) = unsafe { x86::classes(text, at) };
+        if stop != 0 && !run_of_20(value & ((1 << stop.trailing_zeros()) - 1)) {
+            return false;
+        }
+    }
+    opaque_run_follows_scalar(text, at)
+}
+
+/// Does `bits` hold 20 set bits in a row?
+fn run_of_20(bits: u64) -> bool {
+    let two = bits & bits >> 1;
+    let four = two & two >> 2;
+    let sixteen = {
+        let eight = four & four >> 4;
+        eight & eight >> 8
+    };
+    sixteen & four >> 16 != 0
+}
+
+/// [`opaque_run_follows`] a window at a time (the whole of it where the
+/// vector look is not taken or does not decide).
+pub(super) fn opaque_run_follows_scalar(text: &[u8], at: usize) -> bool {
     const RUN: usize = 20;
     let text = &text[at..];
     // No secret's first digit lies past this.
@@ -131,6 +174,8 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
     // `start` is always where a run may begin: `at` or just after a byte
     // that is not a value byte.
     let mut start = 0;
+    // No 20 value bytes in a row start before `start`.
+    let mut no_run_before = true;
     while start <= CONTEXT_REACH && start + RUN <= text.len() {
         let last = start + RUN - 1;
         // From the end: the last byte that is not a value byte, if any.
@@ -140,9 +185,13 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
             stop -= 1;
         }
         if stop > 0 {
+            if no_run_before && !context_filler_byte(run[stop - 1]) {
+                return false;
+            }
             start += stop;
             continue;
         }
+        no_run_before = false;
         let end = last
             + 1
             + text[last + 1..digits_end.max(last + 1)]

@@ -234,6 +234,103 @@ proptest! {
     }
 }
 
+/// Where the context rule's pre-check stops at a byte that can stand
+/// neither in a secret nor before it (`(`, `;`, a line's end), the rule's
+/// regex finds no match: of the triggers counting the runs would let
+/// through, the pre-check turns away only those. Over generated lines of a
+/// secret's name, fillers, values with and without digits and such bytes,
+/// at every position.
+#[test]
+fn context_precheck_stops_only_where_the_pattern_cannot_go_on() {
+    use super::prechecks::{opaque_run_follows, CONTEXT_DIGIT_BYTES, CONTEXT_REACH};
+    let engine = super::engine();
+    let rule = engine
+        .rules
+        .iter()
+        .find(|r| {
+            r.precheck.is_some_and(|check| {
+                std::ptr::fn_addr_eq(check, opaque_run_follows as fn(&[u8], usize) -> bool)
+            })
+        })
+        .expect("the context rule");
+    let value = |b: u8| b.is_ascii_alphanumeric() || b"/+_=~.-".contains(&b);
+    // The pre-check before the stop (the test above holds it to this).
+    let counted = |bytes: &[u8]| {
+        let mut from = 0;
+        bytes.split(|&b| !value(b)).any(|run| {
+            let start = from;
+            from += run.len() + 1;
+            start <= CONTEXT_REACH
+                && run.len() >= 20
+                && run
+                    .iter()
+                    .take((CONTEXT_REACH + CONTEXT_DIGIT_BYTES).saturating_sub(start))
+                    .any(u8::is_ascii_digit)
+        })
+    };
+    let names = [
+        "token",
+        "secret",
+        "api key",
+        "password",
+        "aws_secret_access_key",
+        "x.token",
+    ];
+    let fillers = [
+        " is ", " = ", ": ", " -> ", "=", ":", "\"", "'", "`", " ", "\t", " to ", "now",
+    ];
+    let stops = [
+        "(", ")", ";", "{", ",", "\n", "$", "&", "<", "?", "\r\n", "[", "@", "|",
+    ];
+    let mut rng = Rng(0x00c0_ffee_5eed_0001);
+    let (mut turned_away, mut matched, mut by_vector) = (0, 0, 0);
+    for round in 0..4000 {
+        let mut text = names[rng.below(names.len())].to_string();
+        // Half the lines long enough for the vector look (64 bytes).
+        let pieces = if round % 2 == 0 { 24 } else { rng.below(10) };
+        for _ in 0..pieces {
+            match rng.below(4) {
+                0 => text.push_str(fillers[rng.below(fillers.len())]),
+                1 => text.push_str(stops[rng.below(stops.len())]),
+                _ => {
+                    let len = 1 + rng.below(30);
+                    let alphabet = if rng.below(2) == 0 {
+                        "abcdefghijklmnopqrstuvwxyzABCXYZ_-./"
+                    } else {
+                        "abcXYZ0123456789+/=~_-."
+                    };
+                    let bytes = alphabet.as_bytes();
+                    text.extend((0..len).map(|_| char::from(bytes[rng.below(bytes.len())])));
+                }
+            }
+        }
+        let bytes = text.as_bytes();
+        for at in 0..bytes.len() {
+            let fast = opaque_run_follows(bytes, at);
+            let full = counted(&bytes[at..]);
+            assert!(
+                !fast || full,
+                "accepted what counting turns away: {text:?} at {at}"
+            );
+            let found = rule.regex().find(&text[at..]);
+            if full && !fast {
+                assert!(found.is_none(), "turned away a match: {text:?} at {at}");
+                turned_away += 1;
+                by_vector += usize::from(super::prechecks::opaque_run_follows_scalar(bytes, at));
+            }
+            matched += usize::from(fast && found.is_some());
+        }
+    }
+    assert!(turned_away > 1000, "the stop turned away {turned_away}");
+    assert!(matched > 1000, "the rule matched {matched} times");
+    // A stop the window look does not see (not the last byte of its
+    // window outside the value bytes) is seen by the vector look.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        assert!(by_vector > 1000, "the vector look turned away {by_vector}");
+    }
+}
+
 /// Every hand locator (`locate.rs`) reads the groups the rule's regex
 /// captures, on the match the regex finds.
 fn located_groups_agree(family: &str, text: &str) -> Result<(), String> {

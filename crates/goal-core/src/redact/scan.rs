@@ -12,8 +12,8 @@
 //! for a word start) says whether a trigger may start there: eight
 //! positions at a time cost a few bit operations and one test, and the
 //! few positions worth a closer look are then taken in order. There, the
-//! pair's third-byte set turns
-//! most of them away with one test, and only the rest are compared with the
+//! pair's third- and fourth-byte sets (both cases in each) turn most of
+//! them away with a test each, and only the rest are compared with the
 //! literals that start with the pair, each literal once however many rules
 //! it triggers. On x86-64 with AVX2 (detected at run time) `scan/x86.rs`
 //! does the lookups and the test 32 positions at a time; the closer look
@@ -245,25 +245,44 @@ impl Literal {
 /// The literals that start with one pair of bytes: `literals[first..end]`
 /// of the table.
 struct Group {
-    /// The third bytes (lower case) of those literals, as a 256-bit set;
-    /// every byte when a literal is the pair alone.
+    /// The third bytes of those literals in both ASCII cases, as a 256-bit
+    /// set; every byte when a literal is the pair alone.
     third: [u64; 4],
+    /// The same of their fourth bytes (every byte when a literal is shorter
+    /// than four): words that go on like a trigger for three bytes
+    /// (`clone` like `clojars_`, `secret` holding `cre` of `credential`,
+    /// `npm publish`) are turned away before their literals are compared.
+    fourth: [u64; 4],
     first: u16,
     end: u16,
+}
+
+/// Is `byte` in `set`? `None` (past the text's end) only when the set
+/// holds every byte: a literal that needs the byte cannot fit.
+#[inline]
+fn allows(set: &[u64; 4], byte: Option<&u8>) -> bool {
+    match byte {
+        Some(&b) => set[usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+        None => *set == [u64::MAX; 4],
+    }
+}
+
+/// Adds `b` (lower case) to `set` in both ASCII cases.
+fn add_both_cases(set: &mut [u64; 4], b: u8) {
+    for b in [b, b.to_ascii_uppercase()] {
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
 }
 
 impl Group {
     #[inline]
     fn allows_third(&self, third: Option<&u8>) -> bool {
-        match third {
-            Some(&b) => {
-                let b = b.to_ascii_lowercase();
-                self.third[usize::from(b >> 6)] & (1 << (b & 63)) != 0
-            }
-            // Only a literal of two bytes fits before the end, and those
-            // allow every third byte.
-            None => self.third == [u64::MAX; 4],
-        }
+        allows(&self.third, third)
+    }
+
+    #[inline]
+    fn allows_fourth(&self, fourth: Option<&u8>) -> bool {
+        allows(&self.fourth, fourth)
     }
 }
 
@@ -332,7 +351,7 @@ impl Triggers {
                 starts[group].1 |= !word_start;
                 let (third, literals) = &mut nested[group];
                 match bytes.get(2) {
-                    Some(&b) => third[usize::from(b >> 6)] |= 1 << (b & 63),
+                    Some(&b) => add_both_cases(third, b),
                     None => *third = [u64::MAX; 4],
                 }
                 let at = match literals.iter().position(|(l, _)| l.lit == bytes) {
@@ -407,6 +426,13 @@ impl Triggers {
         let short = |n: usize| u16::try_from(n).expect("few triggers");
         for (third, literals) in nested {
             let first = short(flat.len());
+            let mut fourth = [0u64; 4];
+            for (literal, _) in &literals {
+                match literal.lit.get(3) {
+                    Some(&b) => add_both_cases(&mut fourth, b),
+                    None => fourth = [u64::MAX; 4],
+                }
+            }
             for (mut literal, rules) in literals {
                 literal.first_use = short(uses.len());
                 uses.extend(rules);
@@ -415,6 +441,7 @@ impl Triggers {
             }
             groups.push(Group {
                 third,
+                fourth,
                 first,
                 end: short(flat.len()),
             });
@@ -535,7 +562,7 @@ impl Triggers {
             return;
         }
         let group = &self.groups[usize::from(slot) - 1];
-        if group.allows_third(bytes.get(at + 2)) {
+        if group.allows_third(bytes.get(at + 2)) && group.allows_fourth(bytes.get(at + 3)) {
             self.compare(bytes, at, group, found);
         }
     }
