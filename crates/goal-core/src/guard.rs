@@ -36,11 +36,13 @@ impl StatePaths {
     /// Does `text` name the goal state? The root itself, the session-local
     /// `goal-state.json` copies, or the root written from the home folder as
     /// `~/`, `$HOME/` or `${HOME}/`. Searched in place: the text may be a
-    /// 10 MB file an edit or write tool carries.
+    /// 10 MB file an edit or write tool carries, which `memchr`'s search
+    /// (vectors of rare bytes of the needle) passes over several times
+    /// faster than `str::contains`; the same answer (a byte substring).
     fn named_in(&self, text: &str) -> bool {
         self.needles()
             .iter()
-            .any(|needle| text.contains(needle.as_str()))
+            .any(|needle| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some())
     }
 
     /// What [`named_in`](Self::named_in) looks for, without a needle that
@@ -569,6 +571,27 @@ mod tests {
             [STATE_FILE, "session-state/goal-system"],
             "the root and its home forms all hold the second"
         );
+    }
+
+    #[test]
+    fn a_path_is_found_wherever_it_falls_in_a_big_text() {
+        // The vector search answers as `str::contains` at every offset
+        // around its steps, the needle whole or cut by one byte.
+        let paths = paths();
+        for needle in paths.needles() {
+            for at in (0..300).chain(1 << 20..(1 << 20) + 70) {
+                for cut in [0, 1] {
+                    let text = format!(
+                        "{}{}{}",
+                        "x".repeat(at),
+                        &needle[cut..],
+                        "y".repeat(at % 97)
+                    );
+                    assert_eq!(paths.named_in(&text), text.contains(needle.as_str()));
+                    assert_eq!(paths.named_in(&text), cut == 0, "{needle} at {at}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -215,6 +215,11 @@ fn tail_value(raw: &str) -> serde_json::Result<Value> {
     }
 }
 
+/// Raw bytes of a result's string decoded first for its tail: a little more
+/// than the tail, for escapes (which make the text longer than what it
+/// decodes to); wider only when that decodes too short.
+const FIRST_WINDOW: usize = REPORT_TAIL + REPORT_TAIL / 8;
+
 /// The last [`REPORT_TAIL`] bytes of a JSON string (`raw` with its quotes),
 /// decoding only the end of its text: a window of the text is decoded from a
 /// point where no escape is cut ([`token_start`]), and widened until it holds
@@ -226,9 +231,20 @@ pub(super) fn tail_string(bytes: &[u8]) -> serde_json::Result<String> {
         std::str::from_utf8(b).map_err(|_| serde::de::Error::custom("invalid UTF-8 in a string"))
     };
     // Escapes make the text longer than what it decodes to, so start wider.
-    let mut window = 2 * REPORT_TAIL;
+    let mut window = FIRST_WINDOW;
     while window + 2 < bytes.len() {
         let start = token_start(bytes, bytes.len() - 1 - window);
+        // The byte reader's decoder first (one pass, no copy of the window
+        // to parse); what it does not take (a lone surrogate, invalid
+        // UTF-8) is decoded below as before, or refused.
+        match super::fast::decode_from(bytes, start) {
+            Some(text) if text.len() >= REPORT_TAIL + 8 => return Ok(keep_tail(text)),
+            Some(_) => {
+                window *= 2;
+                continue;
+            }
+            None => {}
+        }
         let text = utf8(&bytes[start..])?;
         let mut piece = String::with_capacity(text.len() + 1);
         piece.push('"');
