@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 mod codex;
 mod fast;
 mod gemini;
+mod jstring;
 mod tail;
 pub(crate) use fast::parse_bytes;
 pub(crate) use tail::parse_payload;

@@ -237,7 +237,7 @@ pub(super) fn tail_string(bytes: &[u8]) -> serde_json::Result<String> {
         // The byte reader's decoder first (one pass, no copy of the window
         // to parse); what it does not take (a lone surrogate, invalid
         // UTF-8) is decoded below as before, or refused.
-        match super::fast::decode_from(bytes, start) {
+        match super::jstring::decode_from(bytes, start) {
             Some(text) if text.len() >= REPORT_TAIL + 8 => return Ok(keep_tail(text)),
             Some(_) => {
                 window *= 2;
