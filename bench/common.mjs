@@ -1,12 +1,13 @@
 // What the benchmarks share: the package's addon, the native hook to time, the
 // floor program, and the user's own /goal (only the host's hook delivers the
 // user's voice, so a bench opens its goals the way a user does).
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { userTypes } from '../__test__/helpers.mjs'
+import { hostTriple, staticLinkFlags } from '../scripts/build-hook.mjs'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const addon = createRequire(import.meta.url)(join(root, 'index.js'))
@@ -17,9 +18,6 @@ export function nativeHook() {
   if (!existsSync(native)) throw new Error(`no ${native}: run npm run build first`)
   return native
 }
-
-/** The Rust host triple (`rustc -vV`). */
-const hostTriple = () => /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1].trim()
 
 /**
  * The floor program (crates/goal-core/examples/bench_floor.rs), built in
@@ -35,19 +33,10 @@ export function floorProgram({ static: linkedStatically = false } = {}) {
   let built = join(targetDir, 'release', 'examples', 'bench_floor')
   if (linkedStatically) {
     const host = hostTriple()
-    if (!/-linux-gnu$/.test(host)) return null
+    const flags = staticLinkFlags(host)
+    if (!flags) return null
     // Its own target folder (target/<triple>), so the two builds do not relink each other.
-    args = [
-      'rustc',
-      ...example,
-      '--target',
-      host,
-      '--',
-      '-C',
-      'target-feature=+crt-static',
-      '-C',
-      'relocation-model=static',
-    ]
+    args = ['rustc', ...example, '--target', host, '--', ...flags]
     built = join(targetDir, host, 'release', 'examples', 'bench_floor')
   }
   const build = spawnSync('cargo', args, { cwd: root, stdio: 'inherit' })

@@ -22,41 +22,53 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const debug = process.argv.includes('--debug')
-const host = /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1].trim()
-const profile = debug ? [] : ['--release']
 
-/** Whether this host's hook is linked statically (see above). */
-const linksStatically = (triple) => /-linux-gnu$/.test(triple)
+/** The Rust host triple (`rustc -vV`). */
+export const hostTriple = () => /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1].trim()
+
+/**
+ * The rustc flags that link a program for `triple` as the hook is linked
+ * (see above), or null where it is linked as cargo links any program. The
+ * bench builds its floor with them too.
+ */
+export const staticLinkFlags = (triple) =>
+  /-linux-gnu$/.test(triple) ? ['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static'] : null
 
 function cargo(args) {
   const res = spawnSync('cargo', args, { cwd: root, stdio: 'inherit' })
   return res.status === 0
 }
 
-if (linksStatically(host)) {
-  const build = ['rustc', '-p', 'goal-hook', '--bin', 'goal-hook', '--target', host, ...profile]
-  if (!cargo([...build, '--', '-C', 'target-feature=+crt-static', '-C', 'relocation-model=static'])) {
-    console.error(
-      'goal-system: the static link of the native hook failed (is libc6-dev installed?); linking it dynamically',
-    )
-    // The same command without the flags: the crate's own fingerprint changes back.
-    if (!cargo(build)) process.exit(1)
+function buildHook(debug) {
+  const host = hostTriple()
+  const profile = debug ? [] : ['--release']
+  const flags = staticLinkFlags(host)
+  if (flags) {
+    const build = ['rustc', '-p', 'goal-hook', '--bin', 'goal-hook', '--target', host, ...profile]
+    if (!cargo([...build, '--', ...flags])) {
+      console.error(
+        'goal-system: the static link of the native hook failed (is libc6-dev installed?); linking it dynamically',
+      )
+      // The same command without the flags: the crate's own fingerprint changes back.
+      if (!cargo(build)) process.exit(1)
+    }
+  } else {
+    const build = ['build', '-p', 'goal-hook', '--target', host, ...profile]
+    if (!cargo(build)) {
+      console.error(`goal-system: cargo ${build.join(' ')} failed`)
+      process.exit(1)
+    }
   }
-} else {
-  const build = ['build', '-p', 'goal-hook', '--target', host, ...profile]
-  if (!cargo(build)) {
-    console.error(`goal-system: cargo ${build.join(' ')} failed`)
-    process.exit(1)
-  }
+  const exe = process.platform === 'win32' ? 'goal-hook.exe' : 'goal-hook'
+  const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target')
+  const built = join(targetDir, host, debug ? 'debug' : 'release', exe)
+  const dest = join(root, 'native', exe)
+  mkdirSync(dirname(dest), { recursive: true })
+  // Copy then rename so a hook running right now never sees a half-written file.
+  copyFileSync(built, `${dest}.tmp`)
+  chmodSync(`${dest}.tmp`, 0o755)
+  renameSync(`${dest}.tmp`, dest)
+  console.log(`goal-system: native hook at ${dest}`)
 }
-const exe = process.platform === 'win32' ? 'goal-hook.exe' : 'goal-hook'
-const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target')
-const built = join(targetDir, host, debug ? 'debug' : 'release', exe)
-const dest = join(root, 'native', exe)
-mkdirSync(dirname(dest), { recursive: true })
-// Copy then rename so a hook running right now never sees a half-written file.
-copyFileSync(built, `${dest}.tmp`)
-chmodSync(`${dest}.tmp`, 0o755)
-renameSync(`${dest}.tmp`, dest)
-console.log(`goal-system: native hook at ${dest}`)
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) buildHook(process.argv.includes('--debug'))
