@@ -15,6 +15,7 @@
 use crate::error::{GoalError, Result};
 use crate::record::Goal;
 use sha2::{Digest, Sha256};
+use std::cell::Cell;
 
 /// The key file's name inside the state root.
 pub const KEY_FILE: &str = "integrity.key";
@@ -123,10 +124,32 @@ pub enum Seal {
 /// field order; unknown fields are a sorted map), so it is the same for the
 /// writer and every reader.
 fn sealed_bytes(goal: &Goal) -> Result<Vec<u8>> {
-    let mut bare = goal.clone();
-    bare.seal = None;
-    serde_json::to_vec(&bare)
+    // The seal is hidden while serializing rather than taken off a clone:
+    // a goal's clone (its whole history) cost more than the hashing. Only
+    // this goal's own seal: a goal kept inside it (a pending command's
+    // `before`) is serialized as it is.
+    struct Shown;
+    impl Drop for Shown {
+        fn drop(&mut self) {
+            HIDDEN_SEAL.with(|hidden| hidden.set(0));
+        }
+    }
+    HIDDEN_SEAL.with(|hidden| hidden.set(std::ptr::from_ref(&goal.seal) as usize));
+    let _shown = Shown;
+    serde_json::to_vec(goal)
         .map_err(|e| GoalError::invalid(format!("goal {} cannot be serialized: {e}", goal.id)))
+}
+
+thread_local! {
+    /// The address of the seal [`sealed_bytes`] is hiding, while it
+    /// serializes (0 otherwise; see [`seal_skipped`]).
+    static HIDDEN_SEAL: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whether a goal's `seal` is left out when it is serialized: when there is
+/// none, and while the bytes that seal covers are made ([`sealed_bytes`]).
+pub(crate) fn seal_skipped(seal: &Option<String>) -> bool {
+    seal.is_none() || HIDDEN_SEAL.with(Cell::get) == std::ptr::from_ref(seal) as usize
 }
 
 /// Set the goal's seal for `key`.
@@ -207,6 +230,37 @@ mod tests {
         assert_eq!(check(Some(&key), &edited), Seal::Broken);
         assert_eq!(check(Some(&Key::from_bytes([8; 32])), &g), Seal::Broken);
         assert_eq!(check(None, &g), Seal::Broken);
+    }
+
+    #[test]
+    fn the_sealed_bytes_leave_out_this_goals_seal_only() {
+        // What the seal covers is the goal as serialized with no seal of its
+        // own; a goal kept inside it (a pending command's `before`) keeps its
+        // seal, or every goal written with one would fail its check.
+        let key = Key::from_bytes([7; 32]);
+        let mut before = goal();
+        seal(&key, &mut before).unwrap();
+        let mut g = goal();
+        g.voice.pending = Some(Box::new(crate::record::PendingCommand {
+            command: "/goal cancel".into(),
+            record: "/r.jsonl".into(),
+            offset: 0,
+            prompt_id: "p".into(),
+            fingerprint: "sha256:0".into(),
+            nonce: "n".into(),
+            at: "2026-11-24T00:00:00.000Z".into(),
+            at_ms: 0,
+            before: Some(Box::new(before.clone())),
+        }));
+        g.seal = Some("0".repeat(64));
+        let mut bare = g.clone();
+        bare.seal = None;
+        let bytes = sealed_bytes(&g).unwrap();
+        assert_eq!(bytes, serde_json::to_vec(&bare).unwrap());
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.contains(before.seal.as_deref().unwrap()), "{text}");
+        // And serializing is back to normal afterwards: the seal is written.
+        assert!(serde_json::to_string(&g).unwrap().contains(&"0".repeat(64)));
     }
 
     #[test]

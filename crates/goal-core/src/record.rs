@@ -313,7 +313,7 @@ pub struct Goal {
     pub voice: UserVoice,
     /// Keyed digest written by the store (see `integrity`): a copy edited
     /// outside the goal system no longer matches it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::integrity::seal_skipped")]
     pub seal: Option<String>,
     /// Fields this version does not know, kept verbatim.
     #[serde(flatten)]

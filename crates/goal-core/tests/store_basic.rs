@@ -1004,3 +1004,57 @@ fn threads_of_one_process_do_not_lose_updates() {
         .unwrap();
     assert_eq!(err.0, ErrorCode::LockTimeout);
 }
+
+#[test]
+fn an_update_replaces_each_copy_whole_and_leaves_no_temporary_file() {
+    // A reader that opened a copy before an update keeps reading the whole
+    // old version (copies are replaced, never rewritten in place), and the
+    // replaced version leaves no file behind (on Linux the new copy takes
+    // the old one's place by exchange, and the old one is removed).
+    use std::io::Read;
+    let dir = temp_dir("store-replace-whole");
+    let store = store_in(&dir);
+    let cwd = "/work/replace";
+    store.save(&goal_at("goal-r", "s-r", cwd, 1_000)).unwrap();
+    let root = dir.0.join("session-state").join("goal-system");
+    let copies = [
+        root.join("by-session").join("s-r.json"),
+        dir.0
+            .join("session-state")
+            .join("s-r")
+            .join("goal-state.json"),
+        root.join("by-cwd-session")
+            .join(format!("{}--s-r.json", cwd_hash(cwd))),
+    ];
+    let mut readers: Vec<(fs::File, Vec<u8>)> = copies
+        .iter()
+        .map(|p| (fs::File::open(p).unwrap(), fs::read(p).unwrap()))
+        .collect();
+    for step in 0..3 {
+        store
+            .modify("s-r", Some(cwd), |current, _| {
+                let mut g = current.unwrap();
+                g.done_so_far.push(format!("step {step}"));
+                Ok((Change::Save(g), ()))
+            })
+            .unwrap();
+    }
+    for (path, (file, before)) in copies.iter().zip(readers.iter_mut()) {
+        let mut seen = Vec::new();
+        file.read_to_end(&mut seen).unwrap();
+        assert_eq!(
+            &seen,
+            before,
+            "{}: the open copy changed under its reader",
+            path.display()
+        );
+        let now = fs::read_to_string(path).unwrap();
+        assert!(now.contains("step 2"), "{}: {now}", path.display());
+        let folder = path.parent().unwrap();
+        let left: Vec<String> = names_in(folder)
+            .into_iter()
+            .filter(|n| n.contains(".tmp-"))
+            .collect();
+        assert!(left.is_empty(), "{}: {left:?}", folder.display());
+    }
+}

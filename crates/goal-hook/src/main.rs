@@ -116,8 +116,10 @@ fn main() {
     }
     // Bytes, not a string: one invalid UTF-8 byte must not cost the payload
     // (payload::run_bytes decodes it lossily, as the Node runner does).
-    let out = match payload::read_capped(std::io::stdin().lock()) {
-        Ok(bytes) => payload::run_bytes(host, &event, &bytes),
+    // Kept to the end: the process exits without unmapping its room.
+    let read = payload::read_capped(std::io::stdin().lock());
+    let out = match &read {
+        Ok(bytes) => payload::run_bytes(host, &event, bytes),
         Err(e) => {
             let mut out = hooks::run(host, &event, "{}");
             out.stderr = format!("goal-system hook: could not read stdin ({e}); allowing\n");

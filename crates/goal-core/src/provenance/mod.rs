@@ -426,7 +426,7 @@ const NO_RECORD_GRACE_MS: u64 = 60_000;
 /// command ([`settle`] then may wait for it).
 pub fn waiting(store: &Store, session: &str) -> bool {
     store
-        .peek_session(session)
+        .peek_session_shared(session)
         .is_some_and(|goal| goal.voice.pending.is_some())
 }
 
@@ -436,7 +436,7 @@ pub fn waiting(store: &Store, session: &str) -> bool {
 /// what the user should hear (a refusal), if anything, and the store's
 /// warnings met on the way (a corrupt copy set aside: the caller reports them).
 pub fn settle(store: &Store, session: &str, wait: Duration) -> (Option<String>, Vec<String>) {
-    let Some(goal) = store.peek_session(session) else {
+    let Some(goal) = store.peek_session_shared(session) else {
         return (None, Vec::new());
     };
     let Some(pending) = goal.voice.pending.as_deref().cloned() else {

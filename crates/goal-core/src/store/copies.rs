@@ -11,11 +11,15 @@ use crate::record::Goal;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One valid copy of a goal, with where it came from.
 #[derive(Debug, Clone)]
 pub(super) struct Copy {
-    pub(super) goal: Goal,
+    /// Shared: a session's copies usually hold the same goal, and a run's
+    /// hold hands its copies out again (a goal's history is most of a hook's
+    /// allocations when cloned).
+    pub(super) goal: Arc<Goal>,
     pub(super) path: PathBuf,
     pub(super) mtime_ns: i128,
     /// Whether the copy carried a valid seal (else: a legacy record).
@@ -55,12 +59,20 @@ pub(super) fn sorted_newest_first(map: HashMap<String, Copy>) -> Vec<Goal> {
             .cmp(&a.key())
             .then_with(|| a.goal.id.cmp(&b.goal.id))
     });
-    copies.into_iter().map(|c| c.goal).collect()
+    copies
+        .into_iter()
+        .map(|c| Arc::unwrap_or_clone(c.goal))
+        .collect()
 }
 
 /// The newest of a session's copies. `max_by_key` keeps the last maximum, so
 /// iterate reversed: on a full tie the by-session copy (first) wins.
 pub(super) fn newest(copies: &[Copy]) -> Option<Goal> {
+    newest_shared(copies).map(Arc::unwrap_or_clone)
+}
+
+/// [`newest`], shared with the copies (no clone of the goal).
+pub(super) fn newest_shared(copies: &[Copy]) -> Option<Arc<Goal>> {
     copies
         .iter()
         .rev()
@@ -68,14 +80,14 @@ pub(super) fn newest(copies: &[Copy]) -> Option<Goal> {
         .map(|c| c.goal.clone())
 }
 
-/// The goal sealed with `key`, and the bytes of a copy of it.
-pub(super) fn to_bytes(key: &Key, goal: &Goal) -> Result<(Goal, Vec<u8>)> {
-    let mut sealed = goal.clone();
-    integrity::seal(key, &mut sealed)?;
-    let mut bytes = serde_json::to_vec_pretty(&sealed)
+/// The bytes of a copy of `goal`, sealed with `key`: the goal is sealed in
+/// place (the caller takes the seal off again where it keeps the goal).
+pub(super) fn to_bytes(key: &Key, goal: &mut Goal) -> Result<Vec<u8>> {
+    integrity::seal(key, goal)?;
+    let mut bytes = serde_json::to_vec_pretty(goal)
         .map_err(|e| GoalError::invalid(format!("goal {} cannot be serialized: {e}", goal.id)))?;
     bytes.push(b'\n');
-    Ok((sealed, bytes))
+    Ok(bytes)
 }
 
 impl Store {
@@ -201,7 +213,7 @@ impl Store {
                     let mut goal = goal;
                     goal.seal = None;
                     let copy = Copy {
-                        goal,
+                        goal: Arc::new(goal),
                         path: path.to_path_buf(),
                         mtime_ns,
                         sealed,
@@ -372,7 +384,7 @@ impl Store {
                 self.restore_from_journal(session_id, goal, warnings)
             }
             Some(goal) => vec![Copy {
-                goal,
+                goal: Arc::new(goal),
                 path: self.journal_path(session_id),
                 mtime_ns: 0,
                 sealed: true,
@@ -425,7 +437,7 @@ impl Store {
         self.report_tampering(&report);
         warnings.push(report);
         let kept = Copy {
-            goal,
+            goal: Arc::new(goal),
             path: self.journal_path(session_id),
             mtime_ns: 0,
             sealed: true,
@@ -434,7 +446,7 @@ impl Store {
             return vec![kept];
         }
         // Written back sealed under the current key, so the next read finds it.
-        let goal = kept.goal.clone();
+        let goal = Goal::clone(&kept.goal);
         match self.persist(
             session_id,
             goal,
@@ -444,7 +456,7 @@ impl Store {
             warnings,
         ) {
             Ok(stored) => vec![Copy {
-                goal: stored,
+                goal: Arc::new(stored),
                 ..kept
             }],
             Err(e) => {
@@ -468,7 +480,7 @@ impl Store {
         warnings: &mut Vec<String>,
     ) -> Vec<Copy> {
         let journal = Copy {
-            goal: goal.clone(),
+            goal: Arc::new(goal.clone()),
             path: self.journal_path(session_id),
             mtime_ns: 0,
             sealed: true,

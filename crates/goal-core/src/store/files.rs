@@ -84,6 +84,44 @@ fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
     fs::rename(from, to)
 }
 
+/// Swap `temp` and an existing `target` in one step (`renameat2` with
+/// `RENAME_EXCHANGE`); false where the file system or platform cannot, and
+/// the caller renames. For a copy written without a flush: a rename that
+/// replaces a file makes ext4 start writing the new file's data out at
+/// once (`auto_da_alloc`), the most a hook's rename cost; an exchange does
+/// not, and the copy needs no more than a rename gives it (see the store's
+/// module docs: after a power loss the slots are the durable copy).
+#[cfg(target_os = "linux")]
+fn exchange(temp: &Path, target: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(from), Ok(to)) = (
+        std::ffi::CString::new(temp.as_os_str().as_bytes()),
+        std::ffi::CString::new(target.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    // SAFETY: both paths are NUL-terminated strings that outlive the call.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    } == 0;
+    if done {
+        RENAMES.fetch_add(1, Ordering::Relaxed);
+    }
+    done
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_temp: &Path, _target: &Path) -> bool {
+    false
+}
+
 pub(super) fn io_err(context: impl std::fmt::Display, err: std::io::Error) -> GoalError {
     GoalError::io(context, err)
 }
@@ -241,6 +279,8 @@ pub(super) fn is_temp_name(name: &str) -> bool {
 pub(super) struct Staged {
     temp: Option<PathBuf>,
     target: PathBuf,
+    /// Not flushed ([`stage_lazy`]): may take the target's place by exchange.
+    lazy: bool,
 }
 
 /// Write `bytes` to a new temp file (0600, created exclusively, never
@@ -270,6 +310,7 @@ fn stage_with(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> Result<Sta
     let staged = Staged {
         temp: Some(temp.clone()),
         target,
+        lazy: !durable,
     };
     let written = (|| -> std::io::Result<()> {
         let mut file = private_file_options()
@@ -298,6 +339,12 @@ impl Staged {
     pub(super) fn commit(mut self) -> Result<bool> {
         let temp = self.temp.take().expect("staged once");
         let existed = fs::symlink_metadata(&self.target).is_ok_and(|m| m.is_file());
+        if existed && self.lazy && exchange(&temp, &self.target) {
+            // The old version now has the temp name: gone with it (were it
+            // left by a kill here, it is swept as any temp file).
+            let _ = fs::remove_file(&temp);
+            return Ok(false);
+        }
         if let Err(e) = rename(&temp, &self.target) {
             let _ = fs::remove_file(&temp);
             return Err(io_err(format!("cannot write {}", self.target.display()), e));

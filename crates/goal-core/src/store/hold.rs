@@ -40,8 +40,13 @@ pub(super) struct Held {
     key: Option<Key>,
     /// The copies a clean locked read found, for the `cwd` it was asked with.
     copies: Option<(Option<String>, Vec<Copy>)>,
-    /// What the last write left, every copy written: its by-cwd path and the copies.
-    written: Option<(PathBuf, Vec<Copy>)>,
+    /// What the last write left, every copy written: its by-cwd path, the
+    /// copies' paths and their bytes.
+    written: Option<(PathBuf, Vec<PathBuf>, Vec<u8>)>,
+    /// Kept from the last write for the next read from a `cwd`, as
+    /// `copies`, but not parsed until a read asks (a hook seldom reads
+    /// after its write).
+    unread: Option<(Option<String>, Vec<PathBuf>, Vec<u8>)>,
     /// The write numbers of the session's two slots (`None`: torn or
     /// missing) as a clean locked read found them or this run's last slot
     /// write left them, so the next slot write need not read both again.
@@ -88,6 +93,7 @@ impl Store {
             key: None,
             copies: None,
             written: None,
+            unread: None,
             slot_seqs: None,
         });
         Some(Hold {
@@ -121,16 +127,11 @@ impl Store {
             Some(cwd) => (self.by_cwd_dir(), Some(self.by_cwd_path(cwd, session_id))),
             None => (PathBuf::new(), None),
         };
-        self.with_hold(session_id, |held| match &held.copies {
-            Some((kept, copies)) if kept.as_deref() == cwd => Some(copies.clone()),
-            Some((None, copies)) => this_cwd.as_ref().map(|this| {
-                copies
-                    .iter()
-                    .filter(|c| c.path.parent() != Some(by_cwd_dir.as_path()) || &c.path == this)
-                    .cloned()
-                    .collect()
-            }),
-            _ => None,
+        self.with_hold(session_id, |held| {
+            if let Some((kept, paths, bytes)) = held.unread.take() {
+                held.copies = written_copies(&bytes, paths).map(|copies| (kept, copies));
+            }
+            held_for(held, cwd, &by_cwd_dir, this_cwd.as_ref())
         })
         .flatten()
     }
@@ -138,6 +139,7 @@ impl Store {
     /// Keep the copies of a clean locked read (one that reported nothing).
     pub(super) fn keep_copies(&self, session_id: &str, cwd: Option<&str>, copies: &[Copy]) {
         self.with_hold(session_id, |held| {
+            held.unread = None;
             held.copies = Some((cwd.map(str::to_string), copies.to_vec()));
         });
     }
@@ -172,6 +174,7 @@ impl Store {
         self.with_hold(session_id, |held| {
             held.copies = None;
             held.written = None;
+            held.unread = None;
             held.slot_seqs.take()
         })
         .flatten()
@@ -195,32 +198,19 @@ impl Store {
     pub(super) fn note_written(
         &self,
         session_id: &str,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         by_cwd: PathBuf,
         slot: &Path,
     ) {
-        if self.with_hold(session_id, |_| ()).is_none() {
-            return;
-        }
-        let Ok(mut goal) = Goal::from_stored(bytes) else {
-            return;
-        };
-        goal.seal = None;
-        let copies = [
+        let paths = vec![
             self.by_session_path(session_id),
             self.session_local_path(session_id),
             by_cwd.clone(),
             slot.to_path_buf(),
-        ]
-        .into_iter()
-        .map(|path| Copy {
-            goal: goal.clone(),
-            path,
-            mtime_ns: 0,
-            sealed: true,
-        })
-        .collect();
-        self.with_hold(session_id, |held| held.written = Some((by_cwd, copies)));
+        ];
+        self.with_hold(session_id, |held| {
+            held.written = Some((by_cwd, paths, bytes))
+        });
     }
 
     /// After a write, keep what it left for the next read of the session
@@ -229,11 +219,12 @@ impl Store {
         let Some(cwd) = cwd else { return };
         let this_cwd = self.by_cwd_path(cwd, session_id);
         self.with_hold(session_id, |held| {
-            if let Some((by_cwd, mut copies)) = held.written.take() {
+            if let Some((by_cwd, mut paths, bytes)) = held.written.take() {
                 if by_cwd != this_cwd {
-                    copies.retain(|c| c.path != by_cwd);
+                    paths.retain(|p| *p != by_cwd);
                 }
-                held.copies = Some((Some(cwd.to_string()), copies));
+                held.copies = None;
+                held.unread = Some((Some(cwd.to_string()), paths, bytes));
             }
         });
     }
@@ -251,4 +242,43 @@ impl Store {
         }
         held.key.clone()
     }
+}
+
+/// The copies a hold keeps for a read from `cwd` (see [`Store::held_copies`]).
+fn held_for(
+    held: &Held,
+    cwd: Option<&str>,
+    by_cwd_dir: &Path,
+    this_cwd: Option<&PathBuf>,
+) -> Option<Vec<Copy>> {
+    match &held.copies {
+        Some((kept, copies)) if kept.as_deref() == cwd => Some(copies.clone()),
+        Some((None, copies)) => this_cwd.map(|this| {
+            copies
+                .iter()
+                .filter(|c| c.path.parent() != Some(by_cwd_dir) || &c.path == this)
+                .cloned()
+                .collect()
+        }),
+        _ => None,
+    }
+}
+
+/// A write's copies as a read would find them: parsed from the bytes, the
+/// seal taken off, one goal shared by every path.
+fn written_copies(bytes: &[u8], paths: Vec<PathBuf>) -> Option<Vec<Copy>> {
+    let mut goal = Goal::from_stored(bytes).ok()?;
+    goal.seal = None;
+    let goal = Arc::new(goal);
+    Some(
+        paths
+            .into_iter()
+            .map(|path| Copy {
+                goal: goal.clone(),
+                path,
+                mtime_ns: 0,
+                sealed: true,
+            })
+            .collect(),
+    )
 }

@@ -35,7 +35,11 @@
 //!   torn one is no copy and the other slot holds the update before. Once
 //!   the hook has answered, the update survives a power loss.
 //! - The three copies (by-session, session-local, by-cwd-session) are renamed
-//!   into place without fsync. After a power loss each is the old version,
+//!   into place without fsync (on Linux by exchange with the old version,
+//!   which is then removed: a plain rename over a file makes ext4 start
+//!   writing the new data out at once, the larger part of a hook's rename
+//!   cost, and these copies need no more than either gives them). After a
+//!   power loss each is the old version,
 //!   the new one, or torn (its name renamed onto data that never reached the
 //!   disk). The old one loses to the newer slot, since reads take the newest
 //!   copy (every read of a session's goal reads its slots too). A torn one
@@ -199,9 +203,16 @@ impl Store {
     /// for read-only views that run often (the status line). `None` for an
     /// invalid session id or no goal.
     pub fn peek_session(&self, session_id: &str) -> Option<Goal> {
+        self.peek_session_shared(session_id)
+            .map(std::sync::Arc::unwrap_or_clone)
+    }
+
+    /// [`Store::peek_session`] without a goal of its own: shared with what
+    /// a run's hold keeps, for a look that takes nothing away.
+    pub fn peek_session_shared(&self, session_id: &str) -> Option<std::sync::Arc<Goal>> {
         validate_session_id(session_id).ok()?;
         if let Some(copies) = self.held_copies(session_id, None) {
-            return copies::newest(&copies);
+            return copies::newest_shared(&copies);
         }
         let (mut ignored, mut seqs) = (Vec::new(), None);
         let copies = self.session_copies(session_id, None, false, &mut ignored, &mut seqs);
@@ -211,7 +222,7 @@ impl Store {
             self.keep_copies(session_id, None, &copies);
         }
         self.keep_slot_seqs(session_id, seqs.filter(|_| clean));
-        copies::newest(&copies)
+        copies::newest_shared(&copies)
     }
 
     /// The session's goal: the newest valid of its three copies. Corrupt
@@ -269,10 +280,11 @@ impl Store {
         let _lock = self.lock(session_id)?;
         let mut warnings = Vec::new();
         let copies = self.locked_copies(session_id, cwd, &mut warnings);
-        let current = newest(&copies);
-        let (change, value) = f(current.clone(), &mut warnings)?;
+        // Shared with the copies: the closure gets the one clone it may change.
+        let current = copies::newest_shared(&copies);
+        let (change, value) = f(current.as_deref().cloned(), &mut warnings)?;
         let goal = match change {
-            Change::None => current,
+            Change::None => current.map(std::sync::Arc::unwrap_or_clone),
             Change::Save(goal) => {
                 Some(self.persist(session_id, goal, &copies, cwd, true, &mut warnings)?)
             }
@@ -313,7 +325,7 @@ impl Store {
     /// The bytes the store writes for a copy of `goal` (sealed with this
     /// state root's key): for tools and tests that place a copy themselves.
     pub fn copy_bytes(&self, goal: &Goal) -> Result<Vec<u8>> {
-        Ok(to_bytes(&self.key()?, goal)?.1)
+        to_bytes(&self.key()?, &mut goal.clone())
     }
 
     fn bump(goal: &mut Goal, copies: &[Copy]) {
@@ -335,7 +347,7 @@ impl Store {
         Store::bump(&mut old, copies);
         let dir = self.archive_dir();
         self.ensure_subdir(&dir)?;
-        let (_, bytes) = to_bytes(&self.key()?, &old)?;
+        let bytes = to_bytes(&self.key()?, &mut old)?;
         write_atomic(&dir, &archive_name(&old.id), &bytes)
     }
 
@@ -370,7 +382,9 @@ impl Store {
         // What a run's hold kept is read again after any write (`hold`).
         let known_slots = self.forget_copies(session_id);
         let key = self.key()?;
-        let (sealed, bytes) = to_bytes(&key, &goal)?;
+        // Sealed for the bytes and the journal, handed back as it came.
+        let seal_given = goal.seal.take();
+        let bytes = to_bytes(&key, &mut goal)?;
         let transition = transition(&goal, copies);
 
         self.ensure_root()?;
@@ -461,13 +475,14 @@ impl Store {
         sync_dirs(must_sync.iter().map(PathBuf::as_path))?;
         if let (Ok(slot), true) = (&slot, warnings.len() == written) {
             // Every copy written and nothing stale left: what a read finds now.
-            self.note_written(session_id, &bytes, keep, slot);
+            self.note_written(session_id, bytes, keep, slot);
         }
         if let Some(op) = transition {
-            if let Err(e) = self.journal_append(&key, op, &sealed) {
+            if let Err(e) = self.journal_append(&key, op, &goal) {
                 warnings.push(format!("journal not written: {}", e.message));
             }
         }
+        goal.seal = seal_given;
         Ok(goal)
     }
 

@@ -175,8 +175,11 @@ impl Store {
         let dir = self.slots_dir();
         ensure_dir(&dir, true)?;
         let paths = self.slot_paths(session_id);
-        let mark = self.mark_path(session_id);
-        if read_mark(&mark) == Some(WRITING) {
+        let mark_path = self.mark_path(session_id);
+        // One open for the look and both marks.
+        let mut mark = open_mark(&mark_path)
+            .map_err(|e| io_err(format!("cannot mark {}", mark_path.display()), e))?;
+        if read_mark(&mut mark) == Some(WRITING) {
             // A writer died between its write and its flush: make what it
             // left durable before the other slot is overwritten.
             for path in &paths {
@@ -198,7 +201,7 @@ impl Store {
         let path = &paths[index];
         let framed = frame(seq, bytes);
         set_mark(&mark, WRITING)
-            .map_err(|e| io_err(format!("cannot mark {}", mark.display()), e))?;
+            .map_err(|e| io_err(format!("cannot mark {}", mark_path.display()), e))?;
         match open_in_place(path) {
             Some(mut file) => (|| {
                 file.seek(SeekFrom::Start(0))?;
@@ -236,15 +239,13 @@ fn open_in_place(path: &Path) -> Option<File> {
     (identity(&opened) == identity(&before)).then_some(file)
 }
 
-fn read_mark(path: &Path) -> Option<u8> {
+fn read_mark(file: &mut File) -> Option<u8> {
     let mut byte = [0u8; 1];
-    let mut file = File::open(path).ok()?;
     (file.read(&mut byte).ok()? == 1).then_some(byte[0])
 }
 
-/// The mark is never flushed: it only has to outlive a killed process (the
-/// page cache does); after a power loss, an unflushed slot is gone with it.
-fn set_mark(path: &Path, mark: u8) -> std::io::Result<()> {
+/// The mark file, opened to read and to write (created when missing).
+fn open_mark(path: &Path) -> std::io::Result<File> {
     // Never through a link planted in its place: whatever is there instead
     // of a regular file is set aside (kept) under the lock, so one planted
     // folder or link cannot turn the slots off for good (review-8 M2).
@@ -255,12 +256,27 @@ fn set_mark(path: &Path, mark: u8) -> std::io::Result<()> {
                 .ok_or_else(|| std::io::Error::other("not a regular file"))?;
         }
     }
-    let mut file = private_file_options()
+    private_file_options()
+        .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(path)?;
-    file.write_all(&[mark])
+        .open(path)
+}
+
+/// The mark is never flushed: it only has to outlive a killed process (the
+/// page cache does); after a power loss, an unflushed slot is gone with it.
+fn set_mark(file: &File, mark: u8) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::write_all_at(file, &[mark], 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let mut file = file;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&[mark])
+    }
 }
 
 #[cfg(test)]
