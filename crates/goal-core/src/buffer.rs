@@ -22,11 +22,16 @@ pub fn short_lived() {
     SHORT_LIVED.store(true, Ordering::Relaxed);
 }
 
+/// Whether this process said it is short-lived ([`short_lived`]).
+pub fn is_short_lived() -> bool {
+    SHORT_LIVED.load(Ordering::Relaxed)
+}
+
 /// An empty string with room for `capacity` bytes: advised like [`bytes`]
 /// in a short-lived process, a plain `String` otherwise.
 pub fn string(capacity: usize) -> String {
     let buffer = String::with_capacity(capacity);
-    if SHORT_LIVED.load(Ordering::Relaxed) {
+    if is_short_lived() {
         advise(buffer.as_ptr() as usize, buffer.capacity());
     }
     buffer

@@ -19,6 +19,32 @@ impl Scope {
     /// process: a hook cannot afford one). `branch` overrides the branch.
     pub fn detect(cwd: &str, branch: Option<&str>) -> Result<Scope> {
         validate_cwd(cwd)?;
+        // A hook (one payload, then exit) asks for its folder's scope more
+        // than once (the board and its size): the git files are read once.
+        // A long-lived process reads them each time (the branch may change).
+        thread_local! {
+            static SEEN: std::cell::RefCell<Option<(String, Scope)>> = const { std::cell::RefCell::new(None) };
+        }
+        let memo = branch.is_none() && crate::buffer::is_short_lived();
+        if memo {
+            let seen = SEEN.with(|seen| {
+                seen.borrow()
+                    .as_ref()
+                    .filter(|(at, _)| at == cwd)
+                    .map(|(_, scope)| scope.clone())
+            });
+            if let Some(scope) = seen {
+                return Ok(scope);
+            }
+        }
+        let scope = Scope::read(cwd, branch);
+        if memo {
+            SEEN.with(|seen| *seen.borrow_mut() = Some((cwd.to_string(), scope.clone())));
+        }
+        Ok(scope)
+    }
+
+    fn read(cwd: &str, branch: Option<&str>) -> Scope {
         let mut scope = match find_git(Path::new(normalize_cwd(cwd))) {
             Some(git) => Scope {
                 repository: origin_url(&git.common_dir)
@@ -38,7 +64,7 @@ impl Scope {
         // Whatever a remote URL carried, nothing secret reaches disk or the model.
         scope.repository = redact::redact(&scope.repository).into_owned();
         scope.branch = redact::redact(&scope.branch).into_owned();
-        Ok(scope)
+        scope
     }
 
     /// `<repo-hash>--<branch-hash>.json`.
