@@ -109,7 +109,7 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
       // The native hook, then the package's hooks/goal-context.sh (native hook, then Node),
       // told where the native hook is; an allow when the script cannot run.
       const [, first, hook, script] =
-        /^o=\$\("([^"]+)" --host copilot-cli \w+\) && printf '%s\\n' "\$o" \|\| GOAL_SYSTEM_HOOK="([^"]+)" sh "([^"]+)" (\w+) \|\| echo '\{\}'$/.exec(
+        /^"([^"]+)" --host copilot-cli \w+ \|\| GOAL_SYSTEM_HOOK="([^"]+)" sh "([^"]+)" (\w+) \|\| echo '\{\}'$/.exec(
           cmd,
         ) || []
       assert.equal(first, hook, cmd)

@@ -169,7 +169,7 @@ describe('the agent cannot speak as the user: Claude Code', {
     }
     const bash = (command) => ({ toolCalls: [{ name: 'Bash', args: { command } }] })
     const forge = (make) => (req) => bash(make(payload(req)))
-    const hooksCommand = `o=$("${NATIVE}" --host claude UserPromptSubmit) && printf '%s\\n' "$o"`
+    const hooksCommand = `"${NATIVE}" --host claude UserPromptSubmit`
     const goal =
       (bare, fields = {}) =>
       (req) => ({

@@ -8,7 +8,8 @@
 # adapters/vscode-chat/hook-runner.mjs, then an allow. A hook must never fail
 # closed (Copilot CLI treats a failing preToolUse hook as a denial), so a native
 # hook that cannot run (missing, another architecture, killed) falls through
-# to the next step: no `exec`, and its answer is printed only when it succeeded.
+# to the next step: no `exec`. It prints its answer in one write as its last
+# act and exits 0 after it, so a run that failed has printed nothing.
 # GOAL_SYSTEM_HOOK names the native hook when it is not the package's
 # native/goal-hook (goal-system install sets it to the platform package's).
 here="${0%/*}"
@@ -17,11 +18,10 @@ root="$here/.."
 event="${1:-}"
 hook="${GOAL_SYSTEM_HOOK:-$root/native/goal-hook}"
 if [ -f "$hook" ]; then
-  if out=$("$hook" --host copilot-cli "$event"); then
-    printf '%s\n' "$out"
-    exit 0
-  fi
-  echo "goal-system hook: $hook did not run (exit $?); falling back to Node" >&2
+  "$hook" --host copilot-cli "$event"
+  status=$?
+  [ "$status" -eq 0 ] && exit 0
+  echo "goal-system hook: $hook did not run (exit $status); falling back to Node" >&2
 fi
 if node "$root/adapters/vscode-chat/hook-runner.mjs" copilot-cli "$event"; then
   exit 0

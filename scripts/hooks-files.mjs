@@ -7,9 +7,12 @@
 // Copilot CLI's entries run the native executable, then the seed's
 // hooks/goal-context.sh <event>, a POSIX sh script that holds the same chain.
 // The chain, in the shell the host runs the command with:
-//   1. the native executable, directly (no Node start-up); its answer is kept
-//      in a variable and printed only when it exits 0, so a crash half-way
-//      never leaves two answers on stdout;
+//   1. the native executable, directly (no Node start-up), its answer
+//      straight to the host: it prints its one answer in a single write as
+//      its last act and always exits 0 after it, so a run that fails (exits
+//      non-zero) has printed nothing and the next step's answer is the only
+//      one (capturing the answer in the shell cost every hook a pipe and a
+//      copy, 0.14 ms in sh);
 //   2. when it cannot run (missing: 127, not executable or another
 //      architecture: 126, killed by a signal, any non-zero exit), Node and the
 //      addon through hook-runner.mjs, which reads the payload the failed exec
@@ -30,11 +33,7 @@ const TIMEOUT = 10
 
 /** The POSIX shell command (bash, dash, Git Bash) for one host and event. */
 export function shellCommand(host, event) {
-  return (
-    `o=$("${HOOK}" --host ${host} ${event}) && printf '%s\\n' "$o"` +
-    ` || node "${RUNNER}" ${host} ${event}` +
-    ` || echo '{}'`
-  )
+  return `"${HOOK}" --host ${host} ${event}` + ` || node "${RUNNER}" ${host} ${event}` + ` || echo '{}'`
 }
 
 /**
@@ -46,7 +45,7 @@ export function shellCommand(host, event) {
  */
 export function copilotCommand(event) {
   return (
-    `o=$("${HOOK}" --host copilot-cli ${event}) && printf '%s\\n' "$o"` +
+    `"${HOOK}" --host copilot-cli ${event}` +
     ` || GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event}` +
     ` || echo '{}'`
   )

@@ -127,9 +127,14 @@ fn main() {
         }
     };
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+    // The answer in one write, the last thing this process does before it
+    // exits: the hooks files run the next step of their chain only when
+    // this one exits non-zero, which it then has done without printing
+    // (scripts/hooks-files.mjs).
+    let mut answer = out.stdout.into_bytes();
+    answer.push(b'\n');
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.stdout.as_bytes());
-    let _ = stdout.write_all(b"\n");
+    let _ = stdout.write_all(&answer);
     let _ = stdout.flush();
     std::process::exit(out.exit_code);
 }
