@@ -36,6 +36,7 @@ mod corpus;
 mod echo_tests;
 mod engine;
 mod families;
+mod glance;
 mod heuristics;
 mod kinds;
 mod locate;
@@ -66,8 +67,9 @@ use kinds::MARKER_PREFIX;
 /// so redaction is idempotent.
 pub const REDACTED: &str = "[REDACTED]";
 
+static ENGINE: OnceLock<Engine> = OnceLock::new();
+
 fn engine() -> &'static Engine {
-    static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| Engine::new(rules::table()))
 }
 
@@ -77,6 +79,12 @@ fn engine() -> &'static Engine {
 /// was redacted; that common case costs a single byte scan for the rules'
 /// triggers, without compiling any regex that has no trigger in it.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    if text.len() <= glance::SHORT
+        && ENGINE.get().is_none()
+        && !glance::may_fire(text.as_bytes(), rules::table)
+    {
+        return Cow::Borrowed(text);
+    }
     engine().redact(text)
 }
 
