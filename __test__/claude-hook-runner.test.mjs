@@ -392,7 +392,7 @@ test('the Claude hooks block and .mcp.json have the expected shape and run', () 
     assert.ok(h.command.includes('${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'))
     assert.match(
       h.command,
-      new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host claude ${event}\\).* claude ${event} \\|\\| echo '\\{\\}'$`),
+      new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host claude ${event} \\|\\|.* claude ${event} \\|\\| echo '\\{\\}'$`),
     )
   }
   const mcp = JSON.parse(readFileSync(join(ROOT, 'adapters/claude/mcp.json'), 'utf8'))

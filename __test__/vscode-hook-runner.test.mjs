@@ -315,7 +315,7 @@ test('the VS Code hooks file runs the runner for every event it names', () => {
     assert.ok(entry.command.includes('${GOAL_SYSTEM_HOME}/adapters/vscode-chat/hook-runner.mjs'), entry.command)
     assert.match(
       entry.command,
-      new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host vscode ${event}\\).* vscode ${event} \\|\\| echo '\\{\\}'$`),
+      new RegExp(`"\\$\\{GOAL_SYSTEM_HOOK\\}" --host vscode ${event} \\|\\|.* vscode ${event} \\|\\| echo '\\{\\}'$`),
     )
   }
   // Run one command through a shell, the placeholder resolved from the environment.
