@@ -130,7 +130,7 @@ describe('Goal System in Claude Code', { skip: skipReason('claude') }, () => {
       const cmd = settings.hooks?.[ev]?.[0]?.hooks?.[0]?.command || ''
       assert.match(
         cmd,
-        new RegExp(`goal-hook" --host claude ${ev}\\).*hook-runner\\.mjs" claude ${ev} \\|\\| echo '\\{\\}'$`),
+        new RegExp(`goal-hook" --host claude ${ev} \\|\\|.*hook-runner\\.mjs" claude ${ev} \\|\\| echo '\\{\\}'$`),
         `${ev}: ${cmd}`,
       )
     }

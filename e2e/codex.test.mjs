@@ -84,7 +84,7 @@ describe('Goal System in Codex CLI', { skip: skipReason('codex') }, () => {
     assert.ok(text.startsWith(mine))
     const hooks = JSON.parse(fs.readFileSync(path.join(home, '.codex', 'hooks.json'), 'utf8'))
     for (const ev of ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']) {
-      assert.match(hooks.hooks[ev][0].hooks[0].command, new RegExp(`goal-hook" --host codex ${ev}\\)`))
+      assert.match(hooks.hooks[ev][0].hooks[0].command, new RegExp(`goal-hook" --host codex ${ev} \\|\\|`))
     }
     const r = (await import('node:child_process')).spawnSync(
       process.execPath,

@@ -74,7 +74,7 @@ describe('Goal System in Gemini CLI', { skip: skipReason('gemini') }, () => {
     const settings = fs.readFileSync(file, 'utf8')
     assert.match(settings, /"mcpServers"/)
     for (const ev of ['BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent']) {
-      assert.match(settings, new RegExp(`goal-hook\\\\" --host gemini ${ev}\\)`), ev)
+      assert.match(settings, new RegExp(`goal-hook\\\\" --host gemini ${ev} \\|\\|`), ev)
     }
     const r = (await import('node:child_process')).spawnSync(
       process.execPath,
