@@ -555,6 +555,12 @@ impl Triggers {
     /// scan's loop it cost more).
     #[inline(never)]
     fn check(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
+        self.check_inline(bytes, at, found);
+    }
+
+    /// [`Triggers::check`] in line, for a loop that does nothing else.
+    #[inline(always)]
+    fn check_inline(&self, bytes: &[u8], at: usize, found: &mut impl FnMut(usize, usize)) {
         // Bytes outside ASCII fold onto an ASCII pair's slot; the literal
         // comparison below is exact.
         let slot = self.slots[folded_slot_index(bytes[at], bytes[at + 1])];

@@ -10,6 +10,11 @@
 //! the pair after it for the third byte's bucket) runs on 32 positions at
 //! once. A block is tested once the next block's flags are known (its last
 //! position needs the first of them), so the loop runs one block behind.
+//! The blocks' hit masks are kept for a batch of 64 blocks and the closer
+//! looks done after it: a call inside the vector loop made it save and
+//! reload its vectors around every hit, and kept one block's gathers from
+//! overlapping the next's (same instructions, 12-14% less time on the
+//! bench's text).
 //!
 //! A per-byte prefilter of the kind multi-literal searchers use (bucket
 //! sets by nibble, `vpshufb`) was tried first: with all the triggers'
@@ -30,6 +35,9 @@ use super::{pair_index, Triggers, PAIR_NEXT_SHIFT, PAIR_THIRDS};
 
 /// Positions per block: one 256-bit vector of flags.
 const BLOCK: usize = 32;
+
+/// Blocks scanned before their positions are looked at (2 KB of text).
+const BATCH: usize = 64;
 
 impl Triggers {
     /// Scans positions from 1 while a whole block and the block after it
@@ -88,27 +96,44 @@ impl Triggers {
             unsafe { _mm256_loadu_si256(last.as_ptr().cast()) }
         };
         let mut here = flags(at);
+        // Each block's positions worth a closer look, a batch of blocks at
+        // a time, looked at after the batch: the vector loop calls nothing,
+        // so keeps its vectors in registers, and the gathers of one block
+        // overlap the next block's.
+        let mut masks = [0u32; BATCH];
         while at + 2 * BLOCK < n {
-            let next_block = flags(at + BLOCK);
-            // The flags a position before and after, across the halves.
-            let before =
-                _mm256_alignr_epi8::<15>(here, _mm256_permute2x128_si256::<0x21>(older, here));
-            let next =
-                _mm256_alignr_epi8::<1>(_mm256_permute2x128_si256::<0x21>(here, next_block), here);
-            // As in `scan_chunks` (a 16-bit shift keeps bits 0 and 1 of
-            // each byte from that byte).
-            let inside_word =
-                _mm256_and_si256(_mm256_srli_epi16::<4>(here), _mm256_srli_epi16::<6>(before));
-            let may = _mm256_and_si256(here, _mm256_srli_epi16::<{ PAIR_NEXT_SHIFT as i32 }>(next));
-            let hits = _mm256_and_si256(_mm256_andnot_si256(inside_word, may), thirds);
-            let mut hits = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, zero)) as u32);
-            while hits != 0 {
-                self.check(bytes, at + hits.trailing_zeros() as usize, found);
-                hits &= hits - 1;
+            let first = at;
+            let mut blocks = 0;
+            while blocks < BATCH && at + 2 * BLOCK < n {
+                let next_block = flags(at + BLOCK);
+                // The flags a position before and after, across the halves.
+                let before =
+                    _mm256_alignr_epi8::<15>(here, _mm256_permute2x128_si256::<0x21>(older, here));
+                let next = _mm256_alignr_epi8::<1>(
+                    _mm256_permute2x128_si256::<0x21>(here, next_block),
+                    here,
+                );
+                // As in `scan_chunks` (a 16-bit shift keeps bits 0 and 1 of
+                // each byte from that byte).
+                let inside_word =
+                    _mm256_and_si256(_mm256_srli_epi16::<4>(here), _mm256_srli_epi16::<6>(before));
+                let may =
+                    _mm256_and_si256(here, _mm256_srli_epi16::<{ PAIR_NEXT_SHIFT as i32 }>(next));
+                let hits = _mm256_and_si256(_mm256_andnot_si256(inside_word, may), thirds);
+                masks[blocks] = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, zero)) as u32);
+                blocks += 1;
+                older = here;
+                here = next_block;
+                at += BLOCK;
             }
-            older = here;
-            here = next_block;
-            at += BLOCK;
+            for (block, &mask) in masks[..blocks].iter().enumerate() {
+                let mut hits = mask;
+                while hits != 0 {
+                    let position = first + block * BLOCK + hits.trailing_zeros() as usize;
+                    self.check_inline(bytes, position, found);
+                    hits &= hits - 1;
+                }
+            }
         }
         at
     }
