@@ -13,8 +13,11 @@
 //! The blocks' hit masks are kept for a batch of 64 blocks and the closer
 //! looks done after it: a call inside the vector loop made it save and
 //! reload its vectors around every hit, and kept one block's gathers from
-//! overlapping the next's (same instructions, 12-14% less time on the
-//! bench's text).
+//! overlapping the next's. The masks are then turned into a list of
+//! positions without a branch per hit (a loop over each block's hits
+//! mispredicted its exit at nearly every block): more instructions, fewer
+//! stalls (the bench's text, 10 MB: 113.1 M -> 125.2 M instructions,
+//! a fifth fewer mispredicted branches, about a sixth less time).
 //!
 //! A per-byte prefilter of the kind multi-literal searchers use (bucket
 //! sets by nibble, `vpshufb`) was tried first: with all the triggers'
@@ -101,6 +104,7 @@ impl Triggers {
         // so keeps its vectors in registers, and the gathers of one block
         // overlap the next block's.
         let mut masks = [0u32; BATCH];
+        let mut offsets = [0u16; BATCH * BLOCK + 8];
         while at + 2 * BLOCK < n {
             let first = at;
             let mut blocks = 0;
@@ -126,13 +130,35 @@ impl Triggers {
                 here = next_block;
                 at += BLOCK;
             }
-            for (block, &mask) in masks[..blocks].iter().enumerate() {
+            // The hits as offsets from `first`, two blocks at a time, eight
+            // written whatever their count (the extra ones are overwritten
+            // or past `len`): a pair of blocks with few hits costs no
+            // mispredicted loop exit. Then one loop over them all.
+            if blocks % 2 == 1 {
+                masks[blocks] = 0;
+            }
+            let mut len = 0;
+            for (pair, two) in masks[..blocks.div_ceil(2) * 2].chunks_exact(2).enumerate() {
+                let base = u16::try_from(pair * 2 * BLOCK).expect("a batch is 2 KB");
+                let mask = u64::from(two[0]) | u64::from(two[1]) << BLOCK;
                 let mut hits = mask;
-                while hits != 0 {
-                    let position = first + block * BLOCK + hits.trailing_zeros() as usize;
-                    self.check_inline(bytes, position, found);
-                    hits &= hits - 1;
+                for slot in &mut offsets[len..len + 8] {
+                    *slot = base + hits.trailing_zeros() as u16;
+                    hits &= hits.wrapping_sub(1);
                 }
+                let count = mask.count_ones() as usize;
+                if count > 8 {
+                    let mut at = len + 8;
+                    while hits != 0 {
+                        offsets[at] = base + hits.trailing_zeros() as u16;
+                        hits &= hits - 1;
+                        at += 1;
+                    }
+                }
+                len += count;
+            }
+            for &offset in &offsets[..len] {
+                self.check_inline(bytes, first + usize::from(offset), found);
             }
         }
         at
