@@ -10,6 +10,14 @@
 //! the pair after it for the third byte's bucket) runs on 32 positions at
 //! once. A block is tested once the next block's flags are known (its last
 //! position needs the first of them), so the loop runs one block behind.
+//! The blocks' hit masks are kept for a batch of 64 blocks and the closer
+//! looks done after it: a call inside the vector loop made it save and
+//! reload its vectors around every hit, and kept one block's gathers from
+//! overlapping the next's. The masks are then turned into a list of
+//! positions without a branch per hit (a loop over each block's hits
+//! mispredicted its exit at nearly every block): more instructions, fewer
+//! stalls (the bench's text, 10 MB: 113.1 M -> 125.2 M instructions,
+//! a fifth fewer mispredicted branches, about a sixth less time).
 //!
 //! A per-byte prefilter of the kind multi-literal searchers use (bucket
 //! sets by nibble, `vpshufb`) was tried first: with all the triggers'
@@ -30,6 +38,9 @@ use super::{pair_index, Triggers, PAIR_NEXT_SHIFT, PAIR_THIRDS};
 
 /// Positions per block: one 256-bit vector of flags.
 const BLOCK: usize = 32;
+
+/// Blocks scanned before their positions are looked at (2 KB of text).
+const BATCH: usize = 64;
 
 impl Triggers {
     /// Scans positions from 1 while a whole block and the block after it
@@ -88,27 +99,67 @@ impl Triggers {
             unsafe { _mm256_loadu_si256(last.as_ptr().cast()) }
         };
         let mut here = flags(at);
+        // Each block's positions worth a closer look, a batch of blocks at
+        // a time, looked at after the batch: the vector loop calls nothing,
+        // so keeps its vectors in registers, and the gathers of one block
+        // overlap the next block's.
+        let mut masks = [0u32; BATCH];
+        let mut offsets = [0u16; BATCH * BLOCK + 8];
         while at + 2 * BLOCK < n {
-            let next_block = flags(at + BLOCK);
-            // The flags a position before and after, across the halves.
-            let before =
-                _mm256_alignr_epi8::<15>(here, _mm256_permute2x128_si256::<0x21>(older, here));
-            let next =
-                _mm256_alignr_epi8::<1>(_mm256_permute2x128_si256::<0x21>(here, next_block), here);
-            // As in `scan_chunks` (a 16-bit shift keeps bits 0 and 1 of
-            // each byte from that byte).
-            let inside_word =
-                _mm256_and_si256(_mm256_srli_epi16::<4>(here), _mm256_srli_epi16::<6>(before));
-            let may = _mm256_and_si256(here, _mm256_srli_epi16::<{ PAIR_NEXT_SHIFT as i32 }>(next));
-            let hits = _mm256_and_si256(_mm256_andnot_si256(inside_word, may), thirds);
-            let mut hits = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, zero)) as u32);
-            while hits != 0 {
-                self.check(bytes, at + hits.trailing_zeros() as usize, found);
-                hits &= hits - 1;
+            let first = at;
+            let mut blocks = 0;
+            while blocks < BATCH && at + 2 * BLOCK < n {
+                let next_block = flags(at + BLOCK);
+                // The flags a position before and after, across the halves.
+                let before =
+                    _mm256_alignr_epi8::<15>(here, _mm256_permute2x128_si256::<0x21>(older, here));
+                let next = _mm256_alignr_epi8::<1>(
+                    _mm256_permute2x128_si256::<0x21>(here, next_block),
+                    here,
+                );
+                // As in `scan_chunks` (a 16-bit shift keeps bits 0 and 1 of
+                // each byte from that byte).
+                let inside_word =
+                    _mm256_and_si256(_mm256_srli_epi16::<4>(here), _mm256_srli_epi16::<6>(before));
+                let may =
+                    _mm256_and_si256(here, _mm256_srli_epi16::<{ PAIR_NEXT_SHIFT as i32 }>(next));
+                let hits = _mm256_and_si256(_mm256_andnot_si256(inside_word, may), thirds);
+                masks[blocks] = !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, zero)) as u32);
+                blocks += 1;
+                older = here;
+                here = next_block;
+                at += BLOCK;
             }
-            older = here;
-            here = next_block;
-            at += BLOCK;
+            // The hits as offsets from `first`, two blocks at a time, eight
+            // written whatever their count (the extra ones are overwritten
+            // or past `len`): a pair of blocks with few hits costs no
+            // mispredicted loop exit. Then one loop over them all.
+            if blocks % 2 == 1 {
+                masks[blocks] = 0;
+            }
+            let mut len = 0;
+            for (pair, two) in masks[..blocks.div_ceil(2) * 2].chunks_exact(2).enumerate() {
+                let base = u16::try_from(pair * 2 * BLOCK).expect("a batch is 2 KB");
+                let mask = u64::from(two[0]) | u64::from(two[1]) << BLOCK;
+                let mut hits = mask;
+                for slot in &mut offsets[len..len + 8] {
+                    *slot = base + hits.trailing_zeros() as u16;
+                    hits &= hits.wrapping_sub(1);
+                }
+                let count = mask.count_ones() as usize;
+                if count > 8 {
+                    let mut at = len + 8;
+                    while hits != 0 {
+                        offsets[at] = base + hits.trailing_zeros() as u16;
+                        hits &= hits - 1;
+                        at += 1;
+                    }
+                }
+                len += count;
+            }
+            for &offset in &offsets[..len] {
+                self.check_inline(bytes, first + usize::from(offset), found);
+            }
         }
         at
     }
