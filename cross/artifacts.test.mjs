@@ -1,12 +1,14 @@
 // Every platform package holds an addon and a native hook of the right format
-// and architecture, with the promised minimum OS: glibc 2.17 for linux-gnu
-// (objdump -T), the stated macOS version, a static musl hook.
+// and architecture, with the promised minimum OS: glibc 2.17 for the linux-gnu
+// addon (objdump -T), the stated macOS version; on Linux a static hook that
+// is not position-independent (no loader, no relocations at start), the same
+// musl build in the gnu and the musl package of an architecture.
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 
-import { artifacts, GLIBC_BASELINE, PLATFORMS } from '../scripts/build-all.mjs'
+import { artifacts, GLIBC_BASELINE, PLATFORMS, hookTriple } from '../scripts/build-all.mjs'
 import { addonOf, binaryInfo, glibcVersions, hookOf, npmDir, root, versionGreater } from './tools.mjs'
 
 test('napi.targets in package.json are the platforms build:all makes', () => {
@@ -39,27 +41,35 @@ for (const p of PLATFORMS) {
         const info = binaryInfo(file)
         assert.equal(info.format, format)
         assert.equal(info.arch, arch)
-        if (what === 'hook') assert.equal(info.type, p.macos || p.windows ? 'exec' : info.type)
+        if (what === 'hook') assert.equal(info.type, 'exec')
         if (what === 'addon' && p.windows) assert.equal(info.type, 'dll')
         if (p.macos) assert.equal(info.minMacos, p.macos, `minimum macOS of the ${what}`)
       })
     }
 
     if (p.id.endsWith('-gnu')) {
-      test(`addon and hook need at most GLIBC_${GLIBC_BASELINE}`, () => {
-        for (const file of [addonOf(p.id), hookOf(p.id)]) {
-          const versions = glibcVersions(file)
-          assert.ok(versions.length > 0, `${file} links glibc`)
-          const newer = versions.filter((v) => versionGreater(v, GLIBC_BASELINE))
-          assert.deepEqual(newer, [], `${file} needs glibc ${newer.join(', ')}`)
-        }
+      test(`the addon needs at most GLIBC_${GLIBC_BASELINE}`, () => {
+        const versions = glibcVersions(addonOf(p.id))
+        assert.ok(versions.length > 0, `${addonOf(p.id)} links glibc`)
+        const newer = versions.filter((v) => versionGreater(v, GLIBC_BASELINE))
+        assert.deepEqual(newer, [], `${addonOf(p.id)} needs glibc ${newer.join(', ')}`)
+      })
+      test("the hook is the musl package's: one static build for both C libraries", () => {
+        const musl = PLATFORMS.find((q) => q.musl && q.triple === hookTriple(p))
+        assert.ok(musl, `${p.id} takes its hook from a musl package (hookTriple ${hookTriple(p)})`)
+        assert.ok(readFileSync(hookOf(p.id)).equals(readFileSync(hookOf(musl.id))), `npm/${p.id}/goal-hook`)
+      })
+    }
+    if (p.id.startsWith('linux')) {
+      test('the hook is static and not position-independent (runs on any Linux, no loader at start)', () => {
+        const hook = binaryInfo(hookOf(p.id))
+        assert.equal(hook.interp, false, 'no program interpreter')
+        assert.equal(hook.dynamic, false, 'no shared library, no dynamic relocations')
+        assert.equal(hook.type, 'exec', 'ET_EXEC, not a static-pie ET_DYN that relocates itself')
       })
     }
     if (p.musl) {
-      test('the hook is static (runs on any Linux) and nothing links glibc', () => {
-        const hook = binaryInfo(hookOf(p.id))
-        assert.equal(hook.interp, false, 'no program interpreter')
-        assert.equal(hook.dynamic, false, 'no shared library at all')
+      test('the addon links musl dynamically, nothing links glibc', () => {
         assert.deepEqual(glibcVersions(addonOf(p.id)), [])
         assert.equal(binaryInfo(addonOf(p.id)).type, 'dyn')
       })

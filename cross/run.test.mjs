@@ -1,9 +1,10 @@
-// The built binaries answer real hook payloads: the arm64 Linux hook and addon
-// (under qemu-user, the addon in an arm64 Node), the musl hooks, and the
-// hooks-file fallback when the native hook is the arm64 one on this x64 machine.
-// Each answer must equal the one this machine's own build gives.
+// The built binaries answer real hook payloads: the arm64 Linux hooks and addon
+// (under qemu-user, the addon in an arm64 Node), the x64 Linux hooks (static
+// musl builds, the gnu package's too), and the hooks-file fallback when the
+// native hook is the arm64 one on this x64 machine. Each answer must equal the
+// one this machine's own build gives (native/goal-hook, `npm run build`).
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -12,7 +13,9 @@ import { claudeWritesDown, spawnAsHost } from '../__test__/helpers.mjs'
 import { hooksFiles } from '../scripts/hooks-files.mjs'
 import { ARM64_SYSROOT, addonOf, arm64Missing, arm64Node, hookOf, qemu, root } from './tools.mjs'
 
-const HOST_HOOK = hookOf(process.arch === 'arm64' ? 'linux-arm64-gnu' : 'linux-x64-gnu')
+// Built apart from the packages (the host's own C library, build-hook.mjs), so
+// the packages' hooks are compared with a program they do not share.
+const HOST_HOOK = join(root, 'native', 'goal-hook')
 const RUNNER = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
 
 let base
@@ -66,6 +69,7 @@ const spawn = (file, args, input, env) => spawnAsHost('claude', [file, ...args],
 const underQemu = (args, input, env) => spawn('qemu-aarch64', ['-L', ARM64_SYSROOT, ...args], input, env)
 let expected
 before(() => {
+  assert.ok(existsSync(HOST_HOOK), `${HOST_HOOK} is built (npm run build)`)
   expected = session((event, input, env) => spawn(HOST_HOOK, ['--host', 'claude', event], input, env))
   assert.match(expected.join(''), /"decision":"block"/, 'the reference session blocks the stop')
 })
@@ -73,7 +77,7 @@ before(() => {
 describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () => {
   test('the arm64 tools are here', () => assert.equal(arm64Missing(), null))
 
-  test('the linux-arm64-gnu hook gives the same answers', () => {
+  test('the linux-arm64-gnu hook (static) gives the same answers', () => {
     const got = session((event, input, env) =>
       underQemu([hookOf('linux-arm64-gnu'), '--host', 'claude', event], input, env),
     )
@@ -101,10 +105,12 @@ describe('arm64 Linux under qemu-user', { skip: process.arch === 'arm64' }, () =
   })
 })
 
-test('the linux-x64-musl hook (static) gives the same answers', { skip: process.arch !== 'x64' }, () => {
-  const got = session((event, input, env) => spawn(hookOf('linux-x64-musl'), ['--host', 'claude', event], input, env))
-  assert.deepEqual(got, expected)
-})
+for (const id of ['linux-x64-gnu', 'linux-x64-musl']) {
+  test(`the ${id} hook (static) gives the same answers`, { skip: process.arch !== 'x64' }, () => {
+    const got = session((event, input, env) => spawn(hookOf(id), ['--host', 'claude', event], input, env))
+    assert.deepEqual(got, expected)
+  })
+}
 
 test('a hooks file whose native hook is the other architecture answers the same through Node, exit 0', () => {
   const foreign = hookOf(process.arch === 'arm64' ? 'linux-x64-gnu' : 'linux-arm64-gnu')

@@ -7,13 +7,19 @@
 //   - the Rust targets (rustup target add),
 //   - cargo-zigbuild (cargo install, from crates.io, pinned),
 //   - zig (the `ziglang` package from PyPI, pinned, into target/cross-tools),
-// then builds, per target, the addon and the hook in one cargo run (so the
-// crates compile once per target) into target/cross.
+// then builds, per target, the addon and the hook into target/cross (on macOS
+// and Windows in one cargo run, so the crates compile once per target).
 //
-// Baselines: linux-gnu links against glibc 2.17 (CentOS 7, Debian 8 and newer);
-// macOS 11.0 on arm64 (the first arm64 release) and 10.15 on x64 (Node 20's own
-// minimum); the musl hook is static (runs on any Linux), the musl addon links
-// musl dynamically (Node on Alpine loads it). Windows x64 is built with zig's
+// Baselines: the linux-gnu addon links against glibc 2.17 (CentOS 7, Debian 8
+// and newer); macOS 11.0 on arm64 (the first arm64 release) and 10.15 on x64
+// (Node 20's own minimum); the musl addon links musl dynamically (Node on
+// Alpine loads it). The hook of every Linux package, glibc's and musl's alike,
+// is one static musl build per architecture, not position-independent
+// (scripts/build-hook.mjs's staticLinkFlags): it runs on any Linux, and it
+// starts without a dynamic loader, as the hook `npm run build` makes locally.
+// zig cannot link glibc statically, and a dynamically linked hook pays the
+// loader and its relocations on every tool call (README, Performance).
+// Windows x64 is built with zig's
 // MinGW toolchain (x86_64-pc-windows-gnu) into the `win32-x64-msvc` package:
 // that is the package napi-rs's loader asks for on the official (MSVC-built)
 // Node, and a napi addon only talks to Node through the C ABI, which both
@@ -24,6 +30,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { staticLinkFlags } from './build-hook.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tools = join(root, 'target', 'cross-tools')
@@ -32,13 +39,23 @@ const targetDir = join(root, 'target', 'cross')
 const CARGO_ZIGBUILD = '0.24.1'
 const ZIGLANG = '0.17.1'
 
-/** Every platform package: napi-rs's platform id, the Rust target, how it is built. */
+/**
+ * Every platform package: napi-rs's platform id, the Rust target, how it is
+ * built; `hookTriple`: the hook's own target where it is not the addon's.
+ */
 export const PLATFORMS = [
-  { id: 'linux-x64-gnu', triple: 'x86_64-unknown-linux-gnu', zigTarget: 'x86_64-unknown-linux-gnu.2.17', lib: 'so' },
+  {
+    id: 'linux-x64-gnu',
+    triple: 'x86_64-unknown-linux-gnu',
+    zigTarget: 'x86_64-unknown-linux-gnu.2.17',
+    hookTriple: 'x86_64-unknown-linux-musl',
+    lib: 'so',
+  },
   {
     id: 'linux-arm64-gnu',
     triple: 'aarch64-unknown-linux-gnu',
     zigTarget: 'aarch64-unknown-linux-gnu.2.17',
+    hookTriple: 'aarch64-unknown-linux-musl',
     lib: 'so',
   },
   { id: 'linux-x64-musl', triple: 'x86_64-unknown-linux-musl', lib: 'so', musl: true },
@@ -63,6 +80,9 @@ export function artifacts(p) {
 
 export const GLIBC_BASELINE = '2.17'
 
+/** The Rust target a platform's hook is built for. */
+export const hookTriple = (p) => p.hookTriple ?? p.triple
+
 function sh(cmd, args, opts = {}) {
   console.log(`$ ${cmd} ${args.join(' ')}`)
   const res = spawnSync(cmd, args, { stdio: 'inherit', ...opts })
@@ -81,7 +101,8 @@ function toolEnv() {
 
 function installTools(platforms) {
   const installed = execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split('\n')
-  const missing = platforms.map((p) => p.triple).filter((t) => !installed.includes(t))
+  const triples = new Set(platforms.flatMap((p) => [p.triple, hookTriple(p)]))
+  const missing = [...triples].filter((t) => !installed.includes(t))
   if (missing.length) sh('rustup', ['target', 'add', ...missing])
   if (!works('cargo-zigbuild', ['--version'])) {
     sh('cargo', ['install', 'cargo-zigbuild', '--version', CARGO_ZIGBUILD, '--locked'])
@@ -132,9 +153,16 @@ function build(p) {
   if (p.windows) env.LIBNODE_PATH = libnodeDir()
   const zig = ['zigbuild', '--release', '--target', p.zigTarget ?? p.triple]
   const out = join(targetDir, p.triple, 'release')
+  const hookFlags = staticLinkFlags(hookTriple(p))
+  if (hookFlags) {
+    // Linux: the static hook and the addon need different C runtimes, so the
+    // hook has its own run, with the flags on its own crate as
+    // scripts/build-hook.mjs passes them. The same build serves the gnu and
+    // the musl package of an architecture: the second asks cargo for nothing new.
+    const hook = ['rustc', '--release', '--target', hookTriple(p), '-p', 'goal-hook', '--bin', 'goal-hook']
+    sh('cargo-zigbuild', [...hook, '--', ...hookFlags], { cwd: root, env })
+  }
   if (p.musl) {
-    // The static hook and the dynamic addon need different C runtimes: two runs.
-    sh('cargo', [...zig, '-p', 'goal-hook'], { cwd: root, env })
     const dylib = join(root, 'target', 'cross-dylib')
     sh('cargo', [...zig, '-p', 'goal-system-node'], {
       cwd: root,
@@ -145,10 +173,11 @@ function build(p) {
       join(root, 'npm', p.id, `goal-system.${p.id}.node`),
     )
   } else {
-    sh('cargo', [...zig, '-p', 'goal-system-node', '-p', 'goal-hook'], { cwd: root, env })
+    sh('cargo', [...zig, '-p', 'goal-system-node', ...(hookFlags ? [] : ['-p', 'goal-hook'])], { cwd: root, env })
     place(join(out, artifacts(p).addon), join(root, 'npm', p.id, `goal-system.${p.id}.node`))
   }
-  place(join(out, artifacts(p).hook), join(root, 'npm', p.id, artifacts(p).hook))
+  const hookOut = join(targetDir, hookTriple(p), 'release')
+  place(join(hookOut, artifacts(p).hook), join(root, 'npm', p.id, artifacts(p).hook))
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -5,10 +5,10 @@
 // It builds for the same explicit target as `napi build --platform` (the host
 // triple), so both land in target/<triple>/.
 //
-// On Linux with glibc the hook is linked statically and not as a position-
-// independent executable: it runs on every tool call, and loading libc,
-// libm and libgcc_s and applying some 9,000 relocations cost about 0.7 ms of
-// each run (README, Performance). Only the hook: the addon is a shared
+// On Linux (glibc or musl) the hook is linked statically and not as a
+// position-independent executable: it runs on every tool call, and loading
+// libc, libm and libgcc_s and applying some 9,000 relocations cost about
+// 0.7 ms of each run (README, Performance). Only the hook: the addon is a shared
 // library Node loads. The flags go to the hook's own crate (`cargo rustc`),
 // where the whole program is compiled under LTO. If the static link fails
 // (no libc.a: Debian's libc6-dev has it), the hook is built as usual.
@@ -28,11 +28,13 @@ export const hostTriple = () => /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV
 
 /**
  * The rustc flags that link a program for `triple` as the hook is linked
- * (see above), or null where it is linked as cargo links any program. The
- * bench builds its floor with them too.
+ * (see above), or null where it is linked as cargo links any program. On
+ * musl they make the target's default static link not position-independent
+ * too. The bench builds its floor with them, and `npm run build:all` the
+ * hook of every Linux package (scripts/build-all.mjs).
  */
 export const staticLinkFlags = (triple) =>
-  /-linux-gnu$/.test(triple) ? ['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static'] : null
+  /-linux-(gnu|musl)$/.test(triple) ? ['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static'] : null
 
 function cargo(args) {
   const res = spawnSync('cargo', args, { cwd: root, stdio: 'inherit' })
