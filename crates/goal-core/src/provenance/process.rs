@@ -142,7 +142,7 @@ pub fn chain(pid: u32) -> Vec<Proc> {
 
 #[cfg(target_os = "linux")]
 fn read(pid: u32) -> Option<Proc> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let stat = String::from_utf8(read_proc(&format!("/proc/{pid}/stat"))?).ok()?;
     // `pid (comm) state ppid pgrp session ...`
     let fields = stat_fields(&stat)?;
     let ppid = fields.get(1)?.parse().ok()?;
@@ -154,7 +154,7 @@ fn read(pid: u32) -> Option<Proc> {
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     let path = path.to_string_lossy().into_owned();
-    let argv = std::fs::read(format!("/proc/{pid}/cmdline"))
+    let argv = read_proc(&format!("/proc/{pid}/cmdline"))
         .map(|b| {
             b.split(|c| *c == 0)
                 .filter(|a| !a.is_empty())
@@ -224,11 +224,26 @@ fn read_environ(p: &Proc) -> Option<Vec<u8>> {
     if p.path.is_empty() {
         return None;
     }
-    let environ = std::fs::read(format!("/proc/{}/environ", p.pid)).ok()?;
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", p.pid)).ok()?;
+    let environ = read_proc(&format!("/proc/{}/environ", p.pid))?;
+    let stat = String::from_utf8(read_proc(&format!("/proc/{}/stat", p.pid))?).ok()?;
     let start = stat_fields(&stat)?.get(19)?.parse::<u64>().ok()?;
     let path = std::fs::read_link(format!("/proc/{}/exe", p.pid)).ok()?;
     (start == p.start && path.to_string_lossy() == p.path).then_some(environ)
+}
+
+/// A file of `/proc`, whole. Its size reads as 0, so `fs::read` would ask
+/// for it 32 bytes at first and double from there (six reads for a `stat`
+/// line, each a system call, for every process of the chain); one buffer of
+/// a page takes it in one read.
+#[cfg(target_os = "linux")]
+fn read_proc(path: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .ok()?
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
 }
 
 /// The fields of a `/proc/<pid>/stat` line after `pid (comm)`: comm may hold
