@@ -244,7 +244,9 @@ impl Engine {
         self.triggers.scan(text, found);
     }
 
-    /// Secret spans of every rule, sorted and merged.
+    /// Secret spans of every rule, sorted and merged. Every span starts from
+    /// a trigger the scan found: `glance` passes a short text with none
+    /// without building the engine, and relies on it.
     fn spans(&self, text: &str, prechecks: bool) -> Vec<Span> {
         // Per rule: where its next search may start (the end of its last
         // match), so no rule reads the same bytes twice.

@@ -6,7 +6,9 @@
 //! 0.7 million instructions and 40 fresh pages) was a third of a writing
 //! hook's work. The look takes the literals from the rule table itself, so
 //! it can never miss one the engine would find; a text where any occurs goes
-//! to the engine, which decides as before.
+//! to the engine, which decides as before. This holds while every span the
+//! engine redacts starts from a trigger its scan found (`Engine::spans`):
+//! a pass that redacts without a trigger must come here too.
 
 use super::rule::Rule;
 use super::scan::is_word_byte;

@@ -38,7 +38,9 @@
 //!   into place without fsync (on Linux by exchange with the old version,
 //!   which is then removed: a plain rename over a file makes ext4 start
 //!   writing the new data out at once, the larger part of a hook's rename
-//!   cost, and these copies need no more than either gives them). After a
+//!   cost, and these copies need no more than either gives them; the
+//!   trade: after a power loss a copy written in the last half minute is
+//!   more often torn than before, and is set aside as below). After a
 //!   power loss each is the old version,
 //!   the new one, or torn (its name renamed onto data that never reached the
 //!   disk). The old one loses to the newer slot, since reads take the newest

@@ -256,12 +256,12 @@ fn open_mark(path: &Path) -> std::io::Result<File> {
                 .ok_or_else(|| std::io::Error::other("not a regular file"))?;
         }
     }
-    private_file_options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+    let mut options = private_file_options();
+    options.read(true).write(true).create(true).truncate(false);
+    // Nor through a link planted between that look and the open.
+    #[cfg(target_os = "linux")]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    options.open(path)
 }
 
 /// The mark is never flushed: it only has to outlive a killed process (the
