@@ -11,7 +11,9 @@
 //! a pass that redacts without a trigger must come here too.
 
 use super::rule::Rule;
+use super::rules;
 use super::scan::is_word_byte;
+use parking_lot::Mutex;
 use std::sync::OnceLock;
 
 /// Texts up to this long are looked at first (the look reads each literal
@@ -26,16 +28,27 @@ struct Literals {
     starts: [u16; 257],
 }
 
-fn literals(table: fn() -> Vec<Rule>) -> &'static Literals {
+/// The rule table the look built, kept for the engine ([`rules_table`]):
+/// a hook that needs both builds it once.
+static TABLE: Mutex<Option<Vec<Rule>>> = Mutex::new(None);
+
+/// The rule table for the engine: the one the look built, else a new one.
+pub(super) fn rules_table() -> Vec<Rule> {
+    TABLE.lock().take().unwrap_or_else(rules::table)
+}
+
+fn literals() -> &'static Literals {
     static LITERALS: OnceLock<Literals> = OnceLock::new();
     LITERALS.get_or_init(|| {
-        let mut all: Vec<(&'static [u8], bool)> = table()
+        let table = rules::table();
+        let mut all: Vec<(&'static [u8], bool)> = table
             .iter()
             .flat_map(|rule| rule.triggers.iter())
             .map(|t| (t.lit.as_bytes(), t.word_start))
             .collect();
         all.sort_unstable();
         all.dedup();
+        *TABLE.lock() = Some(table);
         let mut starts = [0u16; 257];
         for (b, start) in starts.iter_mut().enumerate() {
             let count = all.partition_point(|(lit, _)| usize::from(lit[0]) < b);
@@ -47,9 +60,9 @@ fn literals(table: fn() -> Vec<Rule>) -> &'static Literals {
 
 /// Whether any rule's trigger literal occurs in `text` (any ASCII case,
 /// after a non-word byte where the trigger asks for a word start): when
-/// not, no rule can fire. `table` is the rule table the engine is built from.
-pub(super) fn may_fire(text: &[u8], table: fn() -> Vec<Rule>) -> bool {
-    let literals = literals(table);
+/// not, no rule can fire.
+pub(super) fn may_fire(text: &[u8]) -> bool {
+    let literals = literals();
     (0..text.len()).any(|at| {
         let first = usize::from(text[at].to_ascii_lowercase());
         let group = usize::from(literals.starts[first])..usize::from(literals.starts[first + 1]);
@@ -64,13 +77,13 @@ pub(super) fn may_fire(text: &[u8], table: fn() -> Vec<Rule>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::corpus::{benign, planted, tokens, Rng};
-    use super::super::{engine, rules};
+    use super::super::engine;
     use super::*;
 
     /// The look may send a text to the engine for nothing, never keep one
     /// from it: wherever it sees no literal, the engine redacts nothing.
     fn holds(text: &str) {
-        if !may_fire(text.as_bytes(), rules::table) {
+        if !may_fire(text.as_bytes()) {
             assert!(
                 matches!(engine().redact(text), std::borrow::Cow::Borrowed(_)),
                 "the look passed a text the engine redacts: {text:?}"
@@ -90,7 +103,7 @@ mod tests {
         }
         texts.extend(benign(&mut r));
         // Every literal in each case, alone, inside a word and after one.
-        for (lit, _) in &literals(rules::table).all {
+        for (lit, _) in &literals().all {
             let lit = std::str::from_utf8(lit).unwrap();
             for form in [lit.to_string(), lit.to_ascii_uppercase()] {
                 texts.push(format!("{form} = aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z"));
@@ -120,7 +133,7 @@ mod tests {
             "git status",
             "ls -la src",
         ] {
-            assert!(!may_fire(clean.as_bytes(), rules::table), "{clean}");
+            assert!(!may_fire(clean.as_bytes()), "{clean}");
         }
     }
 }

@@ -70,7 +70,7 @@ pub const REDACTED: &str = "[REDACTED]";
 static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 fn engine() -> &'static Engine {
-    ENGINE.get_or_init(|| Engine::new(rules::table()))
+    ENGINE.get_or_init(|| Engine::new(glance::rules_table()))
 }
 
 /// Replaces secrets in `text` with `[REDACTED:family]` markers, keeping
@@ -79,10 +79,7 @@ fn engine() -> &'static Engine {
 /// was redacted; that common case costs a single byte scan for the rules'
 /// triggers, without compiling any regex that has no trigger in it.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    if text.len() <= glance::SHORT
-        && ENGINE.get().is_none()
-        && !glance::may_fire(text.as_bytes(), rules::table)
-    {
+    if text.len() <= glance::SHORT && ENGINE.get().is_none() && !glance::may_fire(text.as_bytes()) {
         return Cow::Borrowed(text);
     }
     engine().redact(text)
