@@ -25,6 +25,8 @@ pub struct Proc {
     pub exe: String,
     /// Its executable's full path (`/proc/<pid>/exe`), as the system gives it.
     pub path: String,
+    /// Its command line, read only where a judgement looks at it
+    /// (`Proc::reads_argv`); empty elsewhere.
     pub argv: Vec<String>,
     /// The host named this process as itself (Claude Code's `CLAUDE_PID` in
     /// the hook's environment): it identifies a host however it was
@@ -57,6 +59,15 @@ impl Proc {
     pub fn is_plumbing(&self) -> bool {
         let line = self.line();
         PLUMBING.iter().any(|m| line.contains(m))
+    }
+
+    /// Whether its command line matters past the hook's own plumbing: a Node
+    /// process is known by the script it runs (`host`, Gemini's `is_gemini`),
+    /// Copilot's extension process by its bootstrap script. Every other
+    /// process is judged by its executable alone, so `chain` leaves its
+    /// command line unread (reading one maps pages of that process's memory).
+    fn reads_argv(exe: &str) -> bool {
+        exe.starts_with("node") || matches!(exe, "copilot" | "copilot.exe")
     }
 
     fn is_shell(&self) -> bool {
@@ -128,8 +139,14 @@ pub enum HostProc {
 pub fn chain(pid: u32) -> Vec<Proc> {
     let mut out = Vec::new();
     let mut next = pid;
+    // The command lines of the hook's plumbing are read to find where it ends
+    // (`judge`); above it, only those `Proc::reads_argv` names.
+    let mut plumbing = true;
     while next > 0 && out.len() < 64 {
-        let Some(p) = read(next) else { break };
+        let Some(p) = read(next, |exe| plumbing || Proc::reads_argv(exe)) else {
+            break;
+        };
+        plumbing = plumbing && p.is_plumbing();
         next = p.ppid;
         let last = p.pid == 1;
         out.push(p);
@@ -140,8 +157,9 @@ pub fn chain(pid: u32) -> Vec<Proc> {
     out
 }
 
+/// Process `pid`; its command line only where `argv_wanted(exe)`.
 #[cfg(target_os = "linux")]
-fn read(pid: u32) -> Option<Proc> {
+fn read(pid: u32, argv_wanted: impl Fn(&str) -> bool) -> Option<Proc> {
     let stat = String::from_utf8(read_proc(&format!("/proc/{pid}/stat"))?).ok()?;
     // `pid (comm) state ppid pgrp session ...`
     let fields = stat_fields(&stat)?;
@@ -154,7 +172,9 @@ fn read(pid: u32) -> Option<Proc> {
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     let path = path.to_string_lossy().into_owned();
-    let argv = read_proc(&format!("/proc/{pid}/cmdline"))
+    let argv = argv_wanted(&exe)
+        .then(|| read_proc(&format!("/proc/{pid}/cmdline")))
+        .flatten()
         .map(|b| {
             b.split(|c| *c == 0)
                 .filter(|a| !a.is_empty())
@@ -175,7 +195,7 @@ fn read(pid: u32) -> Option<Proc> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn read(_pid: u32) -> Option<Proc> {
+fn read(_pid: u32, _argv_wanted: impl Fn(&str) -> bool) -> Option<Proc> {
     None
 }
 
@@ -232,17 +252,27 @@ fn read_environ(p: &Proc) -> Option<Vec<u8>> {
 }
 
 /// A file of `/proc`, whole. Its size reads as 0, so `fs::read` would ask
-/// for it 32 bytes at first and double from there (six reads for a `stat`
-/// line, each a system call, for every process of the chain); one buffer of
-/// a page takes it in one read.
+/// for it 32 bytes at first and double from there, and `read_to_end` first
+/// asks the file's size and position (each a system call, for every process
+/// of the chain). These files are made whole at the first read, so a read
+/// that leaves room in a page's buffer had it all; a longer one (a long
+/// command line, an environment) is read on to its end.
 #[cfg(target_os = "linux")]
 fn read_proc(path: &str) -> Option<Vec<u8>> {
     use std::io::Read;
-    let mut bytes = Vec::with_capacity(4096);
-    std::fs::File::open(path)
-        .ok()?
-        .read_to_end(&mut bytes)
-        .ok()?;
+    const PAGE: usize = 4096;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut bytes = vec![0; PAGE];
+    let n = loop {
+        match file.read(&mut bytes) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            got => break got.ok()?,
+        }
+    };
+    bytes.truncate(n);
+    if n == PAGE {
+        file.read_to_end(&mut bytes).ok()?;
+    }
     Some(bytes)
 }
 
@@ -388,7 +418,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn an_environment_is_read_only_from_the_process_the_chain_read() {
-        let me = read(std::process::id()).expect("this process in /proc");
+        let me = read(std::process::id(), |_| true).expect("this process in /proc");
         assert!(me.start > 0, "{me:?}");
         assert!(read_environ(&me).is_some());
         // The same pid taken by a later process (or another executable).
@@ -752,8 +782,47 @@ mod tests {
             assert_eq!(me[0].pid, std::process::id());
             assert!(!me[0].exe.is_empty() && me.len() >= 2);
             assert!(matches!(judge(&me, HostProc::Claude), Ran::NotByHost(_)));
+            // The test binary is no hook plumbing: above it, a command line
+            // is read only where a judgement looks at it.
+            assert!(!me[0].argv.is_empty());
+            for p in &me[1..] {
+                assert_eq!(
+                    p.argv.is_empty(),
+                    !Proc::reads_argv(&p.exe) || p.pid == 1,
+                    "{p:?}"
+                );
+            }
         } else {
             assert!(me.is_empty());
         }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_command_line_longer_than_a_page_is_read_whole() {
+        let long = "x".repeat(3 * 4096 + 17);
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "read _", "name", &long])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh");
+        // The spawn returns once the child's exec let go of the old memory,
+        // a moment before the new command line is in place: ask until it is.
+        let path = format!("/proc/{}/cmdline", child.id());
+        let mut cmdline = read_proc(&path);
+        for _ in 0..200 {
+            if cmdline.as_ref().is_some_and(|b| !b.is_empty()) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            cmdline = read_proc(&path);
+        }
+        drop(child.stdin.take());
+        child.wait().expect("sh ends");
+        let expected = ["sh", "-c", "read _", "name", &long]
+            .iter()
+            .map(|a| a.len() + 1)
+            .sum::<usize>();
+        assert_eq!(cmdline.map(|b| b.len()), Some(expected));
     }
 }
