@@ -11,19 +11,45 @@
 // hooks of a 10 MB file written, against the floor fed the same 10 MB.
 // Usage: node bench/hooks.mjs [iterations] [--big]
 // (--big: only the 10 MB runs, 'iterations' of them; GOAL_BENCH_ONLY=result
-// or =write narrows that to one of the two.)
+// or =write narrows them to one of the two, =hooks leaves them out;
+// GOAL_BENCH_CASES=<regex> keeps only the hook rows whose name matches,
+// beside the baselines.)
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, linkSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { HOOKS_FILES, entryCommand, hooksFiles } from '../scripts/hooks-files.mjs'
 import { addon, floorProgram, nativeHook, openAsUser, root } from './common.mjs'
 import { makeTree } from './tree.mjs'
+
+// Copilot CLI runs a hook right under itself, and the first time a goal relies
+// on the session's record (events.jsonl) the hook checks that the process above
+// it is the host (crates/goal-core/src/hooks/mod.rs, `vouches`); from then on
+// the goal keeps the record's print. Run from a plain `node`, every Copilot CLI
+// hook here would take the path of a hook the agent's shell started (the check
+// on every call, never kept). So the bench plays the host as the tests do
+// (__test__/helpers.mjs): it runs itself again from a link to Node named
+// `copilot`, with the hooks' state root in its own environment.
+if (basename(process.execPath) !== 'copilot') {
+  const home = mkdtempSync(join(tmpdir(), 'goal-bench-'))
+  const host = join(home, 'copilot')
+  try {
+    linkSync(process.execPath, host)
+  } catch {
+    copyFileSync(process.execPath, host)
+  }
+  const stateRoot = join(home, '.copilot', 'session-state', 'goal-system')
+  const env = { ...process.env, GOAL_SYSTEM_STATE_ROOT: stateRoot, GOAL_BENCH_HOME: home }
+  const res = spawnSync(host, process.argv.slice(1), { stdio: 'inherit', env })
+  rmSync(home, { recursive: true, force: true })
+  process.exit(res.status ?? 1)
+}
 
 const args = process.argv.slice(2)
 const bigOnly = args.includes('--big')
 const iterations = Number(args.find((a) => a !== '--big') ?? 40)
 const only = process.env.GOAL_BENCH_ONLY
+const pick = new RegExp(process.env.GOAL_BENCH_CASES ?? '')
 const native = nativeHook()
 const floor = floorProgram()
 // The floor linked as the hook is on Linux with glibc (scripts/build-hook.mjs):
@@ -31,13 +57,8 @@ const floor = floorProgram()
 // alone is worth.
 const floorStatic = floorProgram({ static: true })
 
-const home = mkdtempSync(join(tmpdir(), 'goal-bench-'))
-const env = {
-  ...process.env,
-  HOME: home,
-  GOAL_SYSTEM_STATE_ROOT: join(home, '.copilot', 'session-state', 'goal-system'),
-}
-process.env.GOAL_SYSTEM_STATE_ROOT = env.GOAL_SYSTEM_STATE_ROOT
+const home = process.env.GOAL_BENCH_HOME
+const env = { ...process.env, HOME: home }
 
 /** The hooks file's command for `host` and `event`, as `goal-system install` writes it. */
 const installed = (host, event) =>
@@ -120,6 +141,10 @@ const baselines = [
   ['/bin/true', () => spawnSync('/bin/true')],
   ['node -e 0', () => spawnSync(process.execPath, ['-e', '0'])],
   ['floor', () => runFloor('{}')],
+  // What the host's shell costs around a program in a hooks file's `a || b`
+  // (it forks, then the program runs): the host's share of each row below.
+  ["sh -c '/bin/true || :'", () => spawnSync('sh', ['-c', '/bin/true || :'], { env })],
+  ["bash -c '/bin/true || :'", () => spawnSync('bash', ['-c', '/bin/true || :'], { env })],
   ...(floorStatic ? [['floor, linked like the hook', () => runFloor('{}', floorStatic)]] : []),
 ]
 const cases = [...baselines]
@@ -127,6 +152,7 @@ for (const [host, spec] of Object.entries(hosts)) {
   for (const event of spec.events) {
     const input = JSON.stringify(spec.payload(spec.sessionId, event))
     const command = installed(host, event)
+    if (!pick.test(`${host} ${event}`)) continue
     cases.push([`${host} ${event}`, () => run(spec.shell, command, input)])
   }
 }
@@ -192,13 +218,14 @@ if (!bigOnly) {
     `slowest hook: ${against(floorMs)} the floor (target at most 1.5x: ${slowestMs <= 1.5 * floorMs ? 'met' : 'NOT met'})` +
       (floorStatic ? `, ${against(small['floor, linked like the hook'].median)} the floor linked like the hook` : ''),
   )
-  const [slowestChat, slowestChatMs] = hooks
-    .filter(([name]) => !name.startsWith('copilot-cli '))
-    .reduce((a, b) => (b[1] > a[1] ? b : a))
-  console.log(
-    `slowest hook of the hosts that run it through sh, not bash (VS Code, Claude Code): ${slowestChat} ` +
-      `${(slowestChatMs / floorMs).toFixed(2)}x the floor`,
-  )
+  const chat = hooks.filter(([name]) => !name.startsWith('copilot-cli '))
+  if (chat.length > 0) {
+    const [slowestChat, slowestChatMs] = chat.reduce((a, b) => (b[1] > a[1] ? b : a))
+    console.log(
+      `slowest hook of the hosts that run it through sh, not bash (VS Code, Claude Code): ${slowestChat} ` +
+        `${(slowestChatMs / floorMs).toFixed(2)}x the floor`,
+    )
+  }
   console.log(
     `slowest hook median: ${slowest} ${slowestMs.toFixed(2)} ms = ${(slowestMs / node).toFixed(2)}x node -e 0` +
       ` (targets: under 10 ms and at most 0.2x node -e 0: ${slowestMs < 10 && slowestMs <= 0.2 * node ? 'met' : 'NOT met'})`,
@@ -247,15 +274,14 @@ const against = (title, list) => {
   }
   return Math.max(...list.slice(1).map(([name]) => heavy[name].median)) / floorMs
 }
-if (only !== 'write') {
+if (!only || only === 'result') {
   const worstBig = against('postToolUse with a 10 MB tool result', resultCases)
   // Issue 29: a big tool result within 1.3x the floor fed the same bytes.
   console.log(
     `worst 10 MB result: ${worstBig.toFixed(2)}x the floor (target at most 1.3x: ${worstBig <= 1.3 ? 'met' : 'NOT met'})`,
   )
 }
-if (only !== 'result') {
+if (!only || only === 'write') {
   const worstWrite = against('both tool hooks of a 10 MB file written', writeCases)
   console.log(`worst 10 MB write: ${worstWrite.toFixed(2)}x the floor`)
 }
-rmSync(home, { recursive: true, force: true })
