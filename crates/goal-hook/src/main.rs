@@ -14,6 +14,9 @@
 
 use std::io::{Read, Write};
 
+#[cfg(target_os = "linux")]
+mod arena;
+
 use goal_core::hooks::{self, Host};
 use goal_core::payload;
 
@@ -84,9 +87,15 @@ fn watch(args: impl Iterator<Item = String>) {
 
 fn main() {
     match std::env::args().nth(1).as_deref() {
-        Some("statusline") => return statusline(),
         Some("watch") => return watch(std::env::args().skip(2)),
+        // One job, then exit: small blocks from the hook's own region.
+        #[cfg(target_os = "linux")]
+        _ => arena::start(),
+        #[cfg(not(target_os = "linux"))]
         _ => {}
+    }
+    if std::env::args().nth(1).as_deref() == Some("statusline") {
+        return statusline();
     }
     // One payload, then exit: big buffers may take huge pages (not the watcher, which stays).
     goal_core::buffer::short_lived();
