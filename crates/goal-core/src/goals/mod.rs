@@ -16,7 +16,7 @@ use stop::pause;
 pub use stop::{
     note_user_prompt, stop, stop_attempt, Attempt, Stopped, MAX_BLOCKED_STOPS, MAX_STOPS_PER_PROMPT,
 };
-pub use voice::{attach_pending, note_interrupt, pin_record};
+pub use voice::{attach_pending, note_interrupt, pin_record, unread_interrupt};
 
 use serde::Serialize;
 use serde_json::Value;

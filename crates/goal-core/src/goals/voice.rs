@@ -21,10 +21,25 @@ pub fn attach_pending(store: &Store, caller: &Caller, pending: PendingCommand) -
     Ok(())
 }
 
+/// How a goal names the record it reads (`Goal::voice.record_key`).
+fn record_key(record: &Path) -> String {
+    crate::redact::fingerprint(&record.to_string_lossy())
+}
+
+/// Whether `record` holds an interrupt that [`note_interrupt`] would pause
+/// the working `goal` for: its own record, past where the goal read it last.
+/// Read without the lock, so that a prompt hook asks who delivered it only
+/// when that decides something.
+pub fn unread_interrupt(goal: &Goal, record: &Path) -> bool {
+    goal.is_working()
+        && goal.voice.record_key == record_key(record)
+        && records::interrupt(record, goal.voice.record_offset).0
+}
+
 /// Pin `record` as the session's record for a goal not yet reading one, from
 /// `offset` on (where the host recorded what opened the goal).
 pub fn pin_record(store: &Store, caller: &Caller, record: &Path, offset: u64) -> Result<()> {
-    let key = crate::redact::fingerprint(&record.to_string_lossy());
+    let key = record_key(record);
     store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
         let Some(mut goal) = current.filter(|g| g.voice.record_key.is_empty()) else {
             return Ok((Change::None, ()));
@@ -50,7 +65,7 @@ pub fn note_interrupt(
     record: &Path,
     may_pause: bool,
 ) -> Result<Option<Goal>> {
-    let key = crate::redact::fingerprint(&record.to_string_lossy());
+    let key = record_key(record);
     let (paused, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
         let Some(mut goal) = current.filter(Goal::is_open) else {
             return Ok((Change::None, None));

@@ -39,30 +39,42 @@ pub(super) fn on_prompt(
     let mut paused = None;
     let mut pre = None;
     if let Some(record) = delivery.record_to_pin(store, caller, payload) {
-        let voice = prompt_voice(store, caller, payload, delivery)?;
         let goal = load_goal(store, caller)?;
+        let unpinned = goal.as_ref().is_some_and(|g| g.voice.record_key.is_empty());
+        // Who delivered the prompt is asked (the process chain and the
+        // host's environment read) only where it decides something: whether
+        // the goal may pin this record, and whether an interrupt the record
+        // holds may pause it. An interrupt written after this look waits,
+        // unread, for the next prompt, as one read at a forged prompt does.
+        let asked = unpinned
+            || goal
+                .as_ref()
+                .is_some_and(|g| goals::unread_interrupt(g, &record));
+        let voice = match asked {
+            true => Some(prompt_voice(store, caller, payload, delivery)?),
+            false => None,
+        };
         // A pause that waits for the record needs the goal's one pending slot.
         let waiting = goal.as_ref().is_some_and(|g| g.voice.pending.is_some());
         let may_pause = match voice {
-            provenance::Voice::Refused(_) => false,
-            provenance::Voice::Provisional { .. } => !waiting,
-            _ => true,
+            None | Some(provenance::Voice::Refused(_)) => false,
+            Some(provenance::Voice::Provisional { .. }) => !waiting,
+            Some(_) => true,
         };
         // A prompt the host did not deliver pins no record for the goal.
-        let unpinned = goal.as_ref().is_some_and(|g| g.voice.record_key.is_empty());
-        if !(unpinned && matches!(voice, provenance::Voice::Refused(_))) {
+        if !(unpinned && matches!(voice, Some(provenance::Voice::Refused(_)))) {
             paused = goals::note_interrupt(store, caller, &record, may_pause)?;
         }
         if paused.is_some() {
             pre = goal;
         }
-        if let (Some(_), provenance::Voice::Provisional { .. }) = (&paused, &voice) {
+        if let (Some(_), Some(voice @ provenance::Voice::Provisional { .. })) = (&paused, &voice) {
             let (intent, _) = activation::parse_prompt_form(&prompt);
             if !needs_voice(&intent) {
                 // A plain prompt: its own record confirms the pause; a
                 // command's pending (below) covers it otherwise.
                 let typed = format!("(interrupt) {}", redact::preview(&prompt, 60));
-                if let Some(p) = provenance::pending(&typed, &prompt, &voice, pre.clone()) {
+                if let Some(p) = provenance::pending(&typed, &prompt, voice, pre.clone()) {
                     goals::attach_pending(store, caller, p)?;
                 }
             }

@@ -22,6 +22,15 @@ pub fn end_of(path: &Path) -> u64 {
 
 /// The complete lines of `path` from `offset`, and the offset after them.
 pub(crate) fn lines_from(path: &Path, offset: u64) -> Option<(Vec<Value>, u64)> {
+    lines_from_where(path, offset, |_| true)
+}
+
+/// [`lines_from`], parsing only the lines `keep` takes.
+fn lines_from_where(
+    path: &Path,
+    offset: u64,
+    keep: impl Fn(&[u8]) -> bool,
+) -> Option<(Vec<Value>, u64)> {
     let mut file = File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
     // A file that shrank was rewritten: read it from its start.
@@ -30,7 +39,7 @@ pub(crate) fn lines_from(path: &Path, offset: u64) -> Option<(Vec<Value>, u64)> 
     let mut bytes = Vec::new();
     file.take(MAX_READ).read_to_end(&mut bytes).ok()?;
     let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let lines = json_lines(&bytes[..whole]);
+    let lines = json_lines(&bytes[..whole], keep);
     Some((lines, start + whole as u64))
 }
 
@@ -57,20 +66,30 @@ fn lines_before(path: &Path, offset: u64, window: u64) -> Vec<Value> {
             .position(|b| *b == b'\n')
             .map_or(bytes.len(), |i| i + 1),
     };
-    json_lines(&bytes[from..])
+    json_lines(&bytes[from..], |_| true)
 }
 
-/// The lines of `bytes` that parse as JSON. Empty ones (the split after the
-/// last newline gives one) are passed over unparsed: serde's error for one
-/// finds its line and column with `memchr`, whose first use asks the CPU for
-/// its features (several CPUID instructions, each a trap in a virtual
-/// machine) on a hook that otherwise needs none of them.
-fn json_lines(bytes: &[u8]) -> Vec<Value> {
+/// The lines of `bytes` that `keep` takes and that parse as JSON. Empty ones
+/// (the split after the last newline gives one) are passed over unparsed:
+/// serde's error for one finds its line and column with `memchr`, whose
+/// first use asks the CPU for its features (several CPUID instructions, each
+/// a trap in a virtual machine) on a hook that otherwise needs none of them.
+fn json_lines(bytes: &[u8], keep: impl Fn(&[u8]) -> bool) -> Vec<Value> {
     bytes
         .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && keep(l))
         .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
         .collect()
+}
+
+/// Whether a record's line may be an interrupt ([`interrupt`]): every kind
+/// the hosts write holds `abort` (Copilot CLI's `abort`, `user_abort`;
+/// Codex's `turn_aborted`) or `interrupted` (Claude Code's
+/// `interruptedMessageId`, `[Request interrupted by user`), in plain ASCII.
+/// The other lines are not parsed: a turn's record runs to megabytes of tool
+/// output. A line that is not UTF-8 would not parse either.
+fn may_be_interrupt(line: &[u8]) -> bool {
+    std::str::from_utf8(line).is_ok_and(|l| l.contains("abort") || l.contains("interrupted"))
 }
 
 /// Where Claude Code keeps a session's transcript: `<config>/projects/<project>/<session>.jsonl`.
@@ -319,7 +338,7 @@ pub fn normalize(text: &str) -> String {
 /// interrupt only, before its Interrupt hook runs) or `turn_aborted` with
 /// reason `interrupted` (written once that hook has returned).
 pub fn interrupt(path: &Path, offset: u64) -> (bool, u64) {
-    let Some((lines, end)) = lines_from(path, offset) else {
+    let Some((lines, end)) = lines_from_where(path, offset, may_be_interrupt) else {
         return (false, offset);
     };
     let found = lines.iter().any(|line| {
