@@ -1272,3 +1272,56 @@ mod budget_tests {
         std::fs::remove_dir_all(dir).ok();
     }
 }
+
+#[cfg(test)]
+mod interrupt_look_tests {
+    use super::*;
+    use crate::store::StoreConfig;
+    use serde_json::json;
+    use std::io::Write;
+
+    fn caller() -> Caller {
+        Caller::new("s-look", "/w/project").with_role(Role::User)
+    }
+
+    fn append(p: &std::path::Path, v: serde_json::Value) {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .unwrap();
+        writeln!(f, "{v}").unwrap();
+    }
+
+    /// An interrupt written between a prompt hook's look
+    /// (`unread_interrupt`, which found none, so the voice was not asked)
+    /// and `note_interrupt` pauses nothing then and stays unread: the next
+    /// prompt the host delivers finds it and pauses.
+    #[test]
+    fn an_interrupt_written_after_the_look_waits_for_the_next_prompt() {
+        let dir = std::env::temp_dir().join(format!("goal-look-{}", clock::new_goal_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let s = Store::new(StoreConfig::new(&dir, dir.join("goal-system")));
+        let rec = dir.join("events.jsonl");
+        append(&rec, json!({"type": "session.start"}));
+        open(&s, &caller(), &json!({"objective": "ship it"})).unwrap();
+        update(&s, &caller(), &json!({"status": "active"})).unwrap();
+        note_interrupt(&s, &caller(), &rec, false).unwrap(); // pins
+        let g = status(&s, &caller()).unwrap().goal.unwrap();
+        assert!(!g.voice.record_key.is_empty());
+        // The look finds nothing: the voice is not asked, may_pause is false.
+        assert!(!unread_interrupt(&g, &rec));
+        append(
+            &rec,
+            json!({"type": "abort", "data": {"reason": "user_abort"}}),
+        );
+        let paused = note_interrupt(&s, &caller(), &rec, false).unwrap();
+        assert!(paused.is_none(), "paused only at the next prompt");
+        let g = status(&s, &caller()).unwrap().goal.unwrap();
+        assert_eq!(g.completion_status, crate::record::Status::Active);
+        // The next delivered prompt: the look finds it, the voice is asked.
+        assert!(unread_interrupt(&g, &rec));
+        assert!(note_interrupt(&s, &caller(), &rec, true).unwrap().is_some());
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

@@ -28,8 +28,9 @@ fn record_key(record: &Path) -> String {
 
 /// Whether `record` holds an interrupt that [`note_interrupt`] would pause
 /// the working `goal` for: its own record, past where the goal read it last.
-/// Read without the lock, so that a prompt hook asks who delivered it only
-/// when that decides something.
+/// A prompt hook looks first, so that it asks who delivered the prompt only
+/// when that decides something; the host may write to its record between
+/// this look and `note_interrupt`'s (which then leaves it for the next prompt).
 pub fn unread_interrupt(goal: &Goal, record: &Path) -> bool {
     goal.is_working()
         && goal.voice.record_key == record_key(record)

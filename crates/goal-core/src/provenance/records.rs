@@ -661,4 +661,42 @@ mod tests {
             assert_eq!(claude_transcript(&bad, "s1", &dirs), None, "{bad}");
         }
     }
+
+    /// Every interrupt shape `interrupt` accepts passes the
+    /// prefilter, in the forms the hosts write (NOTES.md, the tests above).
+    #[test]
+    fn the_line_filter_keeps_every_interrupt_the_hosts_write() {
+        let real = [
+            json!({"type": "user", "interruptedMessageId": "m1", "message": {"content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}}),
+            json!({"type": "user", "message": {"content": "[Request interrupted by user]"}}),
+            json!({"type": "user", "interruptedMessageId": "m1", "message": {"content": "x"}}),
+            json!({"type": "abort", "data": {"reason": "user_abort"}}),
+            json!({"type": "event_msg", "payload": {"type": "turn_aborted", "reason": "interrupted"}}),
+            json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<turn_aborted>\nThe user interrupted</turn_aborted>"}]}}),
+        ];
+        let dir = TempDir::new("records-filter");
+        for line in real {
+            let raw = line.to_string();
+            assert!(may_be_interrupt(raw.as_bytes()), "{raw}");
+            let path = write(&dir, &[line]);
+            assert!(interrupt(&path, 0).0, "{raw}");
+        }
+        // Only a writer that escapes ASCII letters would be missed; none does.
+        let path = dir.write(
+            "e.jsonl",
+            "{\"type\":\"\\u0061bort\",\"data\":{\"reason\":\"user_\\u0061bort\"}}\n",
+        );
+        let (lines, _) = lines_from(&path, 0).unwrap();
+        assert_eq!(lines.len(), 1, "parses as an abort");
+        assert!(!interrupt(&path, 0).0, "passed over unparsed");
+        // A line that is not UTF-8 never parsed before either.
+        let bad =
+            b"{\"type\":\"abort\",\"data\":{\"reason\":\"user_abort\"},\"x\":\"\xff\"}\n".to_vec();
+        let p2 = dir.write("b.jsonl", "");
+        std::fs::write(&p2, &bad).unwrap();
+        assert!(
+            lines_from(&p2, 0).unwrap().0.is_empty(),
+            "serde rejects non-UTF-8 too"
+        );
+    }
 }
