@@ -45,7 +45,7 @@ fn statusline() {
 /// The watcher of one tree, until idle: `watch --state-root <dir>
 /// --session-state <dir> --idle-ms <n> -- <tree>`. Quiet whatever happens.
 fn watch(args: impl Iterator<Item = String>) {
-    use goal_core::observe::{self, watch};
+    use goal_core::observe::watch;
     let (mut state_root, mut session_state, mut idle, mut root) = (None, None, watch::idle(), None);
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
@@ -74,8 +74,8 @@ fn watch(args: impl Iterator<Item = String>) {
         return;
     };
     #[cfg(target_os = "linux")]
-    let _ = observe::watcher::run(observe::watcher::Options {
-        excluded: observe::excluded(&store, &root),
+    let _ = goal_core::observe::watcher::run(goal_core::observe::watcher::Options {
+        excluded: goal_core::observe::excluded(&store, &root),
         name: watch::name(&root),
         root,
         dir,

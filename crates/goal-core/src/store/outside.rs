@@ -73,6 +73,7 @@ pub fn write_outside(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
             .map_err(|e| GoalError::io(format!("cannot create {}", dir.display()), e))?,
     }
     let staged = stage(dir, name, bytes)?;
+    #[cfg(unix)]
     let target = staged.target().to_path_buf();
     staged.commit()?;
     #[cfg(unix)]
