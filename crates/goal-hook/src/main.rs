@@ -86,15 +86,14 @@ fn watch(args: impl Iterator<Item = String>) {
 }
 
 fn main() {
-    match std::env::args().nth(1).as_deref() {
-        Some("watch") => return watch(std::env::args().skip(2)),
-        // One job, then exit: small blocks from the hook's own region.
-        #[cfg(target_os = "linux")]
-        _ => arena::start(),
-        #[cfg(not(target_os = "linux"))]
-        _ => {}
+    let mode = std::env::args().nth(1);
+    if mode.as_deref() == Some("watch") {
+        return watch(std::env::args().skip(2));
     }
-    if std::env::args().nth(1).as_deref() == Some("statusline") {
+    // One job, then exit: small blocks from the hook's own region.
+    #[cfg(target_os = "linux")]
+    arena::start();
+    if mode.as_deref() == Some("statusline") {
         return statusline();
     }
     // One payload, then exit: big buffers may take huge pages (not the watcher, which stays).
