@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { userTypes } from '../__test__/helpers.mjs'
-import { hostTriple, staticLinkFlags } from '../scripts/build-hook.mjs'
+import { hookTarget, staticLinkFlags } from '../scripts/build-hook.mjs'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const addon = createRequire(import.meta.url)(join(root, 'index.js'))
@@ -21,10 +21,11 @@ export function nativeHook() {
 
 /**
  * The floor program (crates/goal-core/examples/bench_floor.rs), built in
- * release as cargo builds any program. With `{ static: true }` it is linked
- * as scripts/build-hook.mjs links the hook on Linux with glibc (statically,
- * not position-independent), so the bench can show what that link is worth
- * apart from the hook's own work; null where the hook is not linked so.
+ * release as cargo builds any program. With `{ static: true }` it is built
+ * and linked as scripts/build-hook.mjs builds the hook on Linux (statically,
+ * not position-independent, against musl where that target is installed), so
+ * the bench can show what that link is worth apart from the hook's own work;
+ * null where the hook is not linked so.
  */
 export function floorProgram({ static: linkedStatically = false } = {}) {
   const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target')
@@ -32,12 +33,12 @@ export function floorProgram({ static: linkedStatically = false } = {}) {
   let args = ['build', ...example]
   let built = join(targetDir, 'release', 'examples', 'bench_floor')
   if (linkedStatically) {
-    const host = hostTriple()
-    const flags = staticLinkFlags(host)
+    const target = hookTarget()
+    const flags = staticLinkFlags(target)
     if (!flags) return null
     // Its own target folder (target/<triple>), so the two builds do not relink each other.
-    args = ['rustc', ...example, '--target', host, '--', ...flags]
-    built = join(targetDir, host, 'release', 'examples', 'bench_floor')
+    args = ['rustc', ...example, '--target', target, '--', ...flags]
+    built = join(targetDir, target, 'release', 'examples', 'bench_floor')
   }
   const build = spawnSync('cargo', args, { cwd: root, stdio: 'inherit' })
   if (build.status !== 0) throw new Error('cannot build the floor program')

@@ -52,10 +52,13 @@ const only = process.env.GOAL_BENCH_ONLY
 const pick = new RegExp(process.env.GOAL_BENCH_CASES ?? '')
 const native = nativeHook()
 const floor = floorProgram()
-// The floor linked as the hook is on Linux with glibc (scripts/build-hook.mjs):
+// The floor built and linked as the hook is on Linux (scripts/build-hook.mjs):
 // the ratios are against the plain floor, and this row shows what the link
 // alone is worth.
 const floorStatic = floorProgram({ static: true })
+
+// Which build is timed: its libc decides much of a short run (build-hook.mjs).
+console.log(spawnSync(native, ['--version'], { encoding: 'utf8' }).stdout.trim(), native)
 
 const home = process.env.GOAL_BENCH_HOME
 const env = { ...process.env, HOME: home }

@@ -2,8 +2,8 @@
 // Builds the native hook executable (crates/goal-hook) and places it in
 // native/goal-hook, where a clone's hooks files find it.
 //
-// It builds for the same explicit target as `napi build --platform` (the host
-// triple), so both land in target/<triple>/.
+// It builds for an explicit target, as `napi build --platform` does, so both
+// land in target/<triple>/.
 //
 // On Linux (glibc or musl) the hook is linked statically and not as a
 // position-independent executable: it runs on every tool call, and loading
@@ -13,18 +13,48 @@
 // where the whole program is compiled under LTO. If the static link fails
 // (no libc.a: Debian's libc6-dev has it), the hook is built as usual.
 //
+// On a glibc Linux it is built against musl when Rust's musl target for the
+// machine's architecture is installed (`rustup target add
+// x86_64-unknown-linux-musl`), as the published packages' hook is
+// (scripts/build-all.mjs): glibc's static start-up asks the CPU for its
+// features and caches some 25 times (CPUID, a trap to the hypervisor in a
+// VM: 3.8 us each here), 0.1 to 0.3 ms of each run. Without that target it
+// is linked statically against glibc. GOAL_SYSTEM_HOOK_TARGET names another
+// target (the bench compares the two so).
+//
 // Its own cargo run, after napi's: the hook's crates then compile a second
 // time (the addon unifies other features into them), which costs about a
 // minute of build once and saves the 0.7 ms on every hook.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, realpathSync, renameSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** The Rust host triple (`rustc -vV`). */
-export const hostTriple = () => /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1].trim()
+const hostTriple = () => /^host: (.+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))[1].trim()
+
+/** Whether Rust's standard library for `triple` is installed. */
+function installed(triple) {
+  try {
+    const dir = execFileSync('rustc', ['--print', 'target-libdir', '--target', triple], { encoding: 'utf8' }).trim()
+    return existsSync(dir) && readdirSync(dir).some((name) => name.startsWith('libstd-'))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The target the hook is built for on this machine (see above): the musl
+ * target of a glibc Linux's architecture when it is installed, else the host's.
+ */
+export function hookTarget() {
+  if (process.env.GOAL_SYSTEM_HOOK_TARGET) return process.env.GOAL_SYSTEM_HOOK_TARGET
+  const host = hostTriple()
+  const musl = host.replace(/-linux-gnu$/, '-linux-musl')
+  return musl !== host && installed(musl) ? musl : host
+}
 
 /**
  * The rustc flags that link a program for `triple` as the hook is linked
@@ -42,20 +72,25 @@ function cargo(args) {
 }
 
 function buildHook(debug) {
-  const host = hostTriple()
+  const target = hookTarget()
+  if (target.endsWith('-linux-gnu')) {
+    console.log(
+      `goal-system: linking the native hook against glibc; \`rustup target add ${target.replace(/gnu$/, 'musl')}\` builds it as the published packages' (faster to start)`,
+    )
+  }
   const profile = debug ? [] : ['--release']
-  const flags = staticLinkFlags(host)
+  const flags = staticLinkFlags(target)
   if (flags) {
-    const build = ['rustc', '-p', 'goal-hook', '--bin', 'goal-hook', '--target', host, ...profile]
+    const build = ['rustc', '-p', 'goal-hook', '--bin', 'goal-hook', '--target', target, ...profile]
     if (!cargo([...build, '--', ...flags])) {
       console.error(
-        'goal-system: the static link of the native hook failed (is libc6-dev installed?); linking it dynamically',
+        `goal-system: the static link of the native hook for ${target} failed (for glibc: is libc6-dev installed?); linking it dynamically`,
       )
       // The same command without the flags: the crate's own fingerprint changes back.
       if (!cargo(build)) process.exit(1)
     }
   } else {
-    const build = ['build', '-p', 'goal-hook', '--target', host, ...profile]
+    const build = ['build', '-p', 'goal-hook', '--target', target, ...profile]
     if (!cargo(build)) {
       console.error(`goal-system: cargo ${build.join(' ')} failed`)
       process.exit(1)
@@ -63,7 +98,7 @@ function buildHook(debug) {
   }
   const exe = process.platform === 'win32' ? 'goal-hook.exe' : 'goal-hook'
   const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target')
-  const built = join(targetDir, host, debug ? 'debug' : 'release', exe)
+  const built = join(targetDir, target, debug ? 'debug' : 'release', exe)
   const dest = join(root, 'native', exe)
   mkdirSync(dirname(dest), { recursive: true })
   // Copy then rename so a hook running right now never sees a half-written file.

@@ -112,7 +112,21 @@ fn main() {
                 }
             }
             "--version" | "-V" => {
-                println!("goal-hook {}", env!("CARGO_PKG_VERSION"));
+                // The build too (`linux x86_64 musl`): which libc a Linux
+                // hook carries decides how fast it starts (build-hook.mjs).
+                let libc = if cfg!(target_env = "musl") {
+                    " musl"
+                } else if cfg!(target_env = "gnu") {
+                    " gnu"
+                } else {
+                    ""
+                };
+                println!(
+                    "goal-hook {} ({} {}{libc})",
+                    env!("CARGO_PKG_VERSION"),
+                    std::env::consts::OS,
+                    std::env::consts::ARCH
+                );
                 return;
             }
             "--help" | "-h" => {
