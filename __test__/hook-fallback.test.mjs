@@ -4,11 +4,22 @@
 // or built for another architecture. The native hook and the Node runner must
 // give byte-identical answers over a long session for VS Code and Claude Code.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 import { claudeWritesDown, root, runner, spawnAsHost } from './helpers.mjs'
 import { hooksFiles } from '../scripts/hooks-files.mjs'
@@ -224,6 +235,45 @@ describe('a hooks-file command never fails closed', () => {
       assert.match(r.stderr, /not found/)
     })
   }
+
+  // Copilot CLI's bash execs the hook: nothing of the command runs after it,
+  // so a hook that dies of a fault must answer by itself.
+  test('copilot-cli: bash execs the native hook, which answers an allow when it dies of a fault', {
+    skip: process.platform !== 'linux',
+  }, async () => {
+    const state = stateRoot('closed-fault')
+    const native = realpathSync(NATIVE)
+    for (const signal of ['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGILL']) {
+      const child = spawn('/bin/bash', ['-c', fileCommand('copilot-cli', 'preToolUse', NATIVE)], {
+        env: { ...process.env, GOAL_SYSTEM_STATE_ROOT: state },
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      const exited = once(child, 'exit')
+      // No fork: bash's own process becomes the hook, which then waits for its payload.
+      const exe = () => {
+        try {
+          return readlinkSync(`/proc/${child.pid}/exe`)
+        } catch {
+          return ''
+        }
+      }
+      for (let i = 0; i < 200 && exe() !== native; i++) await sleep(10)
+      assert.equal(exe(), native, 'bash execs the hook in its own process')
+      child.kill(signal)
+      // A hook that ignores the signal (Rust's own SIGSEGV handler returns
+      // on a signal that is not a fault) would wait for its payload forever.
+      const stuck = setTimeout(() => child.kill('SIGKILL'), 5000)
+      const [code, killedBy] = await exited
+      clearTimeout(stuck)
+      assert.equal(killedBy, null, `${signal}: the hook handled it`)
+      assert.equal(code, 0, `${signal}: ${stderr}`)
+      assert.equal(stdout, '{}\n', signal)
+      assert.match(stderr, /stopped by a fatal signal; allowing/)
+    }
+  })
 
   test('hooks/goal-context.sh (a clone, hand-written hooks) falls back the same way', () => {
     const state = stateRoot('closed-script')

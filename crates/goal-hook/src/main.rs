@@ -16,6 +16,8 @@ use std::io::{Read, Write};
 
 #[cfg(target_os = "linux")]
 mod arena;
+#[cfg(unix)]
+mod guard;
 
 use goal_core::hooks::{self, Host};
 use goal_core::payload;
@@ -136,18 +138,28 @@ fn main() {
             other => event = other.to_string(),
         }
     }
+    // Whatever happens from here, the host gets an answer (guard.rs).
+    #[cfg(unix)]
+    guard::arm();
     // Bytes, not a string: one invalid UTF-8 byte must not cost the payload
     // (payload::run_bytes decodes it lossily, as the Node runner does).
     // Kept to the end: the process exits without unmapping its room.
     let read = payload::read_capped(std::io::stdin().lock());
-    let out = match &read {
+    // A decision that panics is caught where it is made (hooks::run_parsed);
+    // this catches the rest, so that the exit below is still 0.
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &read {
         Ok(bytes) => payload::run_bytes(host, &event, bytes),
         Err(e) => {
             let mut out = hooks::run(host, &event, "{}");
             out.stderr = format!("goal-system hook: could not read stdin ({e}); allowing\n");
             out
         }
-    };
+    }))
+    .unwrap_or_else(|_| hooks::HookOutput {
+        stdout: "{}".into(),
+        stderr: "goal-system hook: failed (a bug); allowing\n".into(),
+        exit_code: 0,
+    });
     let _ = std::io::stderr().write_all(out.stderr.as_bytes());
     // The answer in one write, the last thing this process does before it
     // exits: the hooks files run the next step of their chain only when
@@ -155,6 +167,8 @@ fn main() {
     // (scripts/hooks-files.mjs).
     let mut answer = out.stdout.into_bytes();
     answer.push(b'\n');
+    #[cfg(unix)]
+    guard::answering();
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(&answer);
     let _ = stdout.flush();
