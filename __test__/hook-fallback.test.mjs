@@ -236,6 +236,18 @@ describe('a hooks-file command never fails closed', () => {
     })
   }
 
+  test('copilot-cli: a failed exec falls through even under an errexit bash took from its environment', () => {
+    const state = stateRoot('closed-errexit')
+    const expected = ways.native('copilot-cli', 'preToolUse', input('copilot-cli'), state).stdout
+    const command = fileCommand('copilot-cli', 'preToolUse', join(base, 'no-such-goal-hook'))
+    const r = run('/bin/bash', ['-c', command], input('copilot-cli'), {
+      GOAL_SYSTEM_STATE_ROOT: state,
+      SHELLOPTS: 'errexit',
+    })
+    assert.equal(r.status, 0, r.stderr)
+    assert.equal(r.stdout, expected)
+  })
+
   // Copilot CLI's bash execs the hook: nothing of the command runs after it,
   // so a hook that dies of a fault must answer by itself.
   test('copilot-cli: bash execs the native hook, which answers an allow when it dies of a fault', {

@@ -13,8 +13,9 @@ import { claudeWritesDown, spawnAsHost } from '../__test__/helpers.mjs'
 import { hooksFiles } from '../scripts/hooks-files.mjs'
 import { ARM64_SYSROOT, addonOf, arm64Missing, arm64Node, hookOf, qemu, root } from './tools.mjs'
 
-// Built apart from the packages (the host's own C library, build-hook.mjs), so
-// the packages' hooks are compared with a program they do not share.
+// Built apart from the packages (build-hook.mjs: this machine's linker, and
+// its own C library unless Rust's musl target is installed), so the packages'
+// hooks are compared with a program they do not share.
 const HOST_HOOK = join(root, 'native', 'goal-hook')
 const RUNNER = join(root, 'adapters', 'vscode-chat', 'hook-runner.mjs')
 

@@ -106,10 +106,11 @@ describe('Goal System in GitHub Copilot CLI', { skip: skipReason('copilot') }, (
     assert.equal(hooks.version, 1)
     for (const ev of ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop']) {
       const cmd = hooks.hooks[ev]?.[0]?.bash || ''
-      // The native hook, then the package's hooks/goal-context.sh (native hook, then Node),
-      // told where the native hook is; an allow when the script cannot run.
+      // The native hook exec'd (bash goes on when the exec fails), then the package's
+      // hooks/goal-context.sh (native hook, then Node), told where the native hook is; an
+      // allow when the script cannot run.
       const [, first, hook, script] =
-        /^"([^"]+)" --host copilot-cli \w+ \|\| GOAL_SYSTEM_HOOK="([^"]+)" sh "([^"]+)" (\w+) \|\| echo '\{\}'$/.exec(
+        /^set \+e; shopt -s execfail 2>\/dev\/null && exec "([^"]+)" --host copilot-cli \w+; GOAL_SYSTEM_HOOK="([^"]+)" sh "([^"]+)" (\w+) \|\| echo '\{\}'$/.exec(
           cmd,
         ) || []
       assert.equal(first, hook, cmd)

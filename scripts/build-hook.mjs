@@ -71,38 +71,48 @@ function cargo(args) {
   return res.status === 0
 }
 
+/** `cargo rustc` of the hook for `target`, with `flags` for its own crate. */
+const buildFor = (target, profile, flags = []) =>
+  cargo(['rustc', '-p', 'goal-hook', '--bin', 'goal-hook', '--target', target, ...profile, '--', ...flags])
+
 function buildHook(debug) {
-  const target = hookTarget()
-  if (target.endsWith('-linux-gnu')) {
+  const profile = debug ? [] : ['--release']
+  const host = hostTriple()
+  let target = hookTarget()
+  let built = false
+  if (target !== host && !process.env.GOAL_SYSTEM_HOOK_TARGET) {
+    // musl, found installed; one that cannot link (a broken toolchain)
+    // leaves the host's own C library, as without it.
+    built = buildFor(target, profile, staticLinkFlags(target))
+    if (!built) {
+      console.error(`goal-system: the native hook did not build for ${target}; building it for ${host}`)
+      target = host
+    }
+  }
+  if (!built && target.endsWith('-linux-gnu')) {
     console.log(
       `goal-system: linking the native hook against glibc; \`rustup target add ${target.replace(/gnu$/, 'musl')}\` builds it as the published packages' (faster to start)`,
     )
   }
-  const profile = debug ? [] : ['--release']
   const flags = staticLinkFlags(target)
-  if (flags) {
-    const build = ['rustc', '-p', 'goal-hook', '--bin', 'goal-hook', '--target', target, ...profile]
-    if (!cargo([...build, '--', ...flags])) {
-      console.error(
-        `goal-system: the static link of the native hook for ${target} failed (for glibc: is libc6-dev installed?); linking it dynamically`,
-      )
-      // The same command without the flags: the crate's own fingerprint changes back.
-      if (!cargo(build)) process.exit(1)
-    }
-  } else {
-    const build = ['build', '-p', 'goal-hook', '--target', target, ...profile]
-    if (!cargo(build)) {
-      console.error(`goal-system: cargo ${build.join(' ')} failed`)
+  if (!built && !buildFor(target, profile, flags ?? [])) {
+    if (!flags) {
+      console.error(`goal-system: the native hook did not build for ${target}`)
       process.exit(1)
     }
+    console.error(
+      `goal-system: the static link of the native hook for ${target} failed (for glibc: is libc6-dev installed?); linking it dynamically`,
+    )
+    // The same command without the flags: the crate's own fingerprint changes back.
+    if (!buildFor(target, profile)) process.exit(1)
   }
   const exe = process.platform === 'win32' ? 'goal-hook.exe' : 'goal-hook'
   const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target')
-  const built = join(targetDir, target, debug ? 'debug' : 'release', exe)
+  const artifact = join(targetDir, target, debug ? 'debug' : 'release', exe)
   const dest = join(root, 'native', exe)
   mkdirSync(dirname(dest), { recursive: true })
   // Copy then rename so a hook running right now never sees a half-written file.
-  copyFileSync(built, `${dest}.tmp`)
+  copyFileSync(artifact, `${dest}.tmp`)
   chmodSync(`${dest}.tmp`, 0o755)
   renameSync(`${dest}.tmp`, dest)
   console.log(`goal-system: native hook at ${dest}`)

@@ -15,9 +15,9 @@
 //      copy, 0.14 ms in sh); in Copilot CLI's bash it is `exec`ed (see
 //      copilotCommand) and answers `{}` itself when it dies of a fault;
 //   2. when it cannot run (missing: 127, not executable or another
-//      architecture: 126, killed by a signal, any non-zero exit), Node and the
-//      addon through hook-runner.mjs, which reads the payload the failed exec
-//      left on stdin;
+//      architecture: 126; where it is not exec'd also killed by a signal, any
+//      non-zero exit), Node and the addon through hook-runner.mjs, which
+//      reads the payload the failed exec left on stdin;
 //   3. when Node cannot run either, an allow-shaped `{}`: Copilot CLI treats a
 //      failing preToolUse hook as a denial, so a hook must never fail closed.
 // `${GOAL_SYSTEM_HOOK}` (the native executable) and `${GOAL_SYSTEM_HOME}` (the
@@ -44,14 +44,16 @@ export function shellCommand(host, event) {
  * (0.3 ms of every call). Under `execfail` an exec that fails (missing, not
  * executable, another architecture) leaves bash running, on to
  * hooks/goal-context.sh <event>, told where the native hook is (it tries it,
- * then Node); `{}` when the script cannot run. Once the hook runs, nothing
- * follows it, so the hook itself answers `{}` when it dies of a fault
- * (crates/goal-hook/src/guard.rs). A shell without `shopt` (not bash) skips
- * the exec and runs the script.
+ * then Node); `{}` when the script cannot run (`set +e` first: bash exits
+ * on a failed exec under an errexit it took from SHELLOPTS or BASH_ENV).
+ * Once the hook runs, nothing follows it, so the hook itself answers `{}`
+ * when it dies of a fault (crates/goal-hook/src/guard.rs, which says what
+ * it cannot cover). A shell without `shopt` (not bash) skips the exec and
+ * runs the script.
  */
 export function copilotCommand(event) {
   return (
-    `shopt -s execfail 2>/dev/null && exec "${HOOK}" --host copilot-cli ${event};` +
+    `set +e; shopt -s execfail 2>/dev/null && exec "${HOOK}" --host copilot-cli ${event};` +
     ` GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event}` +
     ` || echo '{}'`
   )

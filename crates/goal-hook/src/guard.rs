@@ -6,8 +6,10 @@
 //! illegal instruction, an abort: a panic that cannot unwind, an allocation
 //! that failed) answers what the end of the hooks files' chain answers, an
 //! allow (`{}`), and exits 0, unless the answer has been written already.
-//! SIGKILL cannot be caught; only the host's timeout or the OOM killer send
-//! it, and the host treats its own timeout as it does any other.
+//! What it cannot cover: SIGKILL (the host's timeout, the OOM killer) and
+//! a hook that cannot start once exec'd (a dynamically linked build whose
+//! libraries went missing: the published hooks and a clone's are static on
+//! Linux; scripts/build-hook.mjs says when it cannot link so).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -27,6 +29,8 @@ const FATAL: [libc::c_int; 6] = [
 ];
 
 /// From here to [`answering`], a fatal signal answers `{}` and exits 0.
+/// Armed first thing in a hook run: what comes before it (the runtime's
+/// start) has no answer to give.
 pub fn arm() {
     for signal in FATAL {
         // SAFETY: a zeroed sigaction is a valid empty one; the handler only

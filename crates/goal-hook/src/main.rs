@@ -92,6 +92,12 @@ fn main() {
     if mode.as_deref() == Some("watch") {
         return watch(std::env::args().skip(2));
     }
+    // A hook answers whatever happens from here (guard.rs); a status line
+    // that dies only shows nothing.
+    #[cfg(unix)]
+    if mode.as_deref() != Some("statusline") {
+        guard::arm();
+    }
     // One job, then exit: small blocks from the hook's own region.
     #[cfg(target_os = "linux")]
     arena::start();
@@ -138,9 +144,6 @@ fn main() {
             other => event = other.to_string(),
         }
     }
-    // Whatever happens from here, the host gets an answer (guard.rs).
-    #[cfg(unix)]
-    guard::arm();
     // Bytes, not a string: one invalid UTF-8 byte must not cost the payload
     // (payload::run_bytes decodes it lossily, as the Node runner does).
     // Kept to the end: the process exits without unmapping its room.
