@@ -153,6 +153,7 @@ pub(super) fn opaque_run_follows(text: &[u8], at: usize) -> bool {
 }
 
 /// Does `bits` hold 20 set bits in a row?
+#[cfg(target_arch = "x86_64")]
 fn run_of_20(bits: u64) -> bool {
     let two = bits & bits >> 1;
     let four = two & two >> 2;
