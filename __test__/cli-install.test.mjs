@@ -307,13 +307,13 @@ describe('install', () => {
     ]) {
       const [entry, ...more] = hooks.hooks[event]
       assert.equal(more.length, 0)
-      // The native hook first; when it cannot answer, the seed's
+      // The native hook first, exec'd; when the exec fails, the seed's
       // hooks/goal-context.sh, told where the native hook is (it falls back to
       // Node, then an allow); an allow when the script cannot run.
       assert.equal(
         entry.bash,
-        `"${hook}" --host copilot-cli ${event}` +
-          ` || GOAL_SYSTEM_HOOK="${hook}" sh "${path.join(pkg, 'hooks', 'goal-context.sh')}" ${event} || echo '{}'`,
+        `set +e; shopt -s execfail 2>/dev/null && exec "${hook}" --host copilot-cli ${event};` +
+          ` GOAL_SYSTEM_HOOK="${hook}" sh "${path.join(pkg, 'hooks', 'goal-context.sh')}" ${event} || echo '{}'`,
       )
       assert.ok(entry.powershell.includes(`& '${hook}' --host copilot-cli ${event}`), entry.powershell)
     }
