@@ -607,6 +607,49 @@ describe('install', () => {
     assert.deepEqual(snapshot(h.home), { files: {}, dirs: [] })
   })
 
+  // Copilot CLI's bash execs the native hook and runs nothing after it: a hook
+  // that does not run on this machine must not be exec'd.
+  test("a native hook that does not run here is not exec'd: Copilot CLI's command starts at the script, and answers", () => {
+    const other = path.join(scratch, 'pkg-foreign-hook')
+    fs.cpSync(pkg, other, { recursive: true, verbatimSymlinks: true })
+    fs.rmSync(path.join(other, 'native'), { recursive: true, force: true })
+    fs.mkdirSync(path.join(other, 'native'))
+    // An ELF executable for another architecture (x86-64 on arm64, aarch64 elsewhere).
+    const elf = Buffer.alloc(64)
+    elf.write('\x7fELF\x02\x01\x01', 0, 'latin1')
+    elf.writeUInt16LE(2, 16)
+    elf.writeUInt16LE(process.arch === 'arm64' ? 62 : 183, 18)
+    const hook = path.join(other, 'native', 'goal-hook')
+    fs.writeFileSync(hook, elf)
+    fs.chmodSync(hook, 0o755)
+    const h = makeHome()
+    const env = { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot }
+    delete env.COPILOT_HOME
+    const cli = (args) =>
+      spawnSync(process.execPath, [path.join(other, 'bin', 'goal-system.mjs'), ...args], { env, encoding: 'utf8' })
+    const r = cli(['install', '--copilot-cli'])
+    assert.equal(r.status, 0, r.stderr)
+    const bash = readJson(h.file('.copilot/hooks/goal-system.json')).hooks.preToolUse[0].bash
+    assert.equal(
+      bash,
+      `GOAL_SYSTEM_HOOK="${hook}" sh "${path.join(other, 'hooks', 'goal-context.sh')}" preToolUse || echo '{}'`,
+    )
+    // As Copilot CLI runs it: the script tries the hook, then Node answers.
+    const payload = JSON.stringify({
+      sessionId: 's-foreign',
+      cwd: h.home,
+      toolName: 'bash',
+      toolArgs: { command: 'ls' },
+    })
+    const answer = spawnSync('/bin/bash', ['-c', bash], { input: payload, env, encoding: 'utf8' })
+    assert.equal(answer.status, 0, answer.stderr)
+    assert.ok(answer.stdout.startsWith('{'), answer.stdout)
+    assert.match(answer.stderr, /falling back to Node/)
+    // doctor holds the installed command to the same plan.
+    const doctor = cli(['doctor'])
+    assert.doesNotMatch(doctor.stdout, /preToolUse hook runs/, doctor.stdout)
+  })
+
   test('--copilot-mcp registers the MCP server with Copilot CLI; uninstall removes it', () => {
     const h = makeHome({ '.copilot/mcp-config.json': EXISTING['.copilot/mcp-config.json'] })
     assert.equal(run(h, ['install', '--copilot-cli', '--copilot-mcp']).code, 0)

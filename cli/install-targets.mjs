@@ -9,6 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+import { hookRuns, withoutExecStep } from './hook-exec.mjs'
 import { nativeHook } from './install-native.mjs'
 import { mapStrings, parseJsonObject, getIn } from './json-merge.mjs'
 import { toolDefinitions } from './tool-definitions.mjs'
@@ -298,6 +299,12 @@ export function buildTargets({ hosts, project = null, env = process.env, pkg = P
 
   if (hosts.includes('copilot-cli')) {
     const hooksTemplate = jsonTemplate(pkg, 'hooks/hooks.json')
+    // bash execs the native hook, and nothing runs after it: a hook that does
+    // not run here is tried under the chain instead (cli/hook-exec.mjs).
+    if (!hookRuns(templateValues(pkg).GOAL_SYSTEM_HOOK)) {
+      for (const entries of Object.values(hooksTemplate.hooks ?? {}))
+        for (const entry of entries) if (typeof entry.bash === 'string') entry.bash = withoutExecStep(entry.bash)
+    }
     const vscodeServer = templatePart(pkg, 'adapters/vscode-chat/mcp.json', ['servers', MCP_SERVER_NAME])
     const events = Object.keys(hooksTemplate.hooks ?? {})
     add('copilot-cli', path.join(loc.copilotHome, 'hooks', 'goal-system.json'), {

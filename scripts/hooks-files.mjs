@@ -25,6 +25,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { execStep } from '../cli/hook-exec.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const HOOK = '${GOAL_SYSTEM_HOOK}'
@@ -49,14 +50,11 @@ export function shellCommand(host, event) {
  * Once the hook runs, nothing follows it, so the hook itself answers `{}`
  * when it dies of a fault (crates/goal-hook/src/guard.rs, which says what
  * it cannot cover). A shell without `shopt` (not bash) skips the exec and
- * runs the script.
+ * runs the script. `goal-system install` leaves the exec out where the hook
+ * does not run at all (cli/hook-exec.mjs).
  */
 export function copilotCommand(event) {
-  return (
-    `set +e; shopt -s execfail 2>/dev/null && exec "${HOOK}" --host copilot-cli ${event};` +
-    ` GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event}` +
-    ` || echo '{}'`
-  )
+  return execStep(HOOK, event) + `GOAL_SYSTEM_HOOK="${HOOK}" sh "${CONTEXT_SCRIPT}" ${event}` + ` || echo '{}'`
 }
 
 /**

@@ -7,9 +7,8 @@
 //! that failed) answers what the end of the hooks files' chain answers, an
 //! allow (`{}`), and exits 0, unless the answer has been written already.
 //! What it cannot cover: SIGKILL (the host's timeout, the OOM killer) and
-//! a hook that cannot start once exec'd (a dynamically linked build whose
-//! libraries went missing: the published hooks and a clone's are static on
-//! Linux; scripts/build-hook.mjs says when it cannot link so).
+//! a hook that cannot start once exec'd (`goal-system install` leaves the
+//! exec out where the hook does not run: cli/hook-exec.mjs).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
