@@ -272,8 +272,20 @@ describe('a hooks-file command never fails closed', () => {
           return ''
         }
       }
-      for (let i = 0; i < 200 && exe() !== native; i++) await sleep(10)
+      // Its guard armed: the signals it catches (SigCgt, bit n-1 for signal n)
+      // include SIGABRT and SIGSYS, which nothing else in the hook catches.
+      const armed = () => {
+        try {
+          const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+          const caught = BigInt(`0x${/^SigCgt:\s*([0-9a-f]+)/m.exec(status)[1]}`)
+          return (caught & (1n << 5n)) !== 0n && (caught & (1n << 30n)) !== 0n
+        } catch {
+          return false
+        }
+      }
+      for (let i = 0; i < 500 && !(exe() === native && armed()); i++) await sleep(10)
       assert.equal(exe(), native, 'bash execs the hook in its own process')
+      assert.ok(armed(), 'the hook arms its guard before it reads its payload')
       child.kill(signal)
       // A hook that ignores the signal (Rust's own SIGSEGV handler returns
       // on a signal that is not a fault) would wait for its payload forever.
