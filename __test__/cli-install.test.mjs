@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import { parseJsonObject } from '../cli/json-merge.mjs'
+import { foreignElf } from './helpers.mjs'
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..')
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'goal-cli-install-'))
@@ -614,14 +615,7 @@ describe('install', () => {
     fs.cpSync(pkg, other, { recursive: true, verbatimSymlinks: true })
     fs.rmSync(path.join(other, 'native'), { recursive: true, force: true })
     fs.mkdirSync(path.join(other, 'native'))
-    // An ELF executable for another architecture (x86-64 on arm64, aarch64 elsewhere).
-    const elf = Buffer.alloc(64)
-    elf.write('\x7fELF\x02\x01\x01', 0, 'latin1')
-    elf.writeUInt16LE(2, 16)
-    elf.writeUInt16LE(process.arch === 'arm64' ? 62 : 183, 18)
-    const hook = path.join(other, 'native', 'goal-hook')
-    fs.writeFileSync(hook, elf)
-    fs.chmodSync(hook, 0o755)
+    const hook = foreignElf(path.join(other, 'native', 'goal-hook'))
     const h = makeHome()
     const env = { ...process.env, HOME: h.home, GOAL_SYSTEM_STATE_ROOT: h.stateRoot }
     delete env.COPILOT_HOME

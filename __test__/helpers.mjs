@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process'
 import {
   appendFileSync,
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -252,4 +253,20 @@ catch (e) { console.log(JSON.stringify({ error: { code: e.code, message: e.messa
   const line = res.stdout.split(/\r?\n/).find((l) => l.startsWith('{'))
   if (!line) throw new Error(`no answer (exit ${res.status}): ${res.stdout}${res.stderr}`)
   return JSON.parse(line)
+}
+
+/** An executable that is an ELF file for another architecture than this machine's. */
+export function foreignElf(file) {
+  const header = Buffer.alloc(64)
+  header.write('\x7fELF', 0, 'latin1')
+  header[4] = 2 // 64-bit
+  header[5] = 1 // little endian
+  header[6] = 1 // ELF version
+  header.writeUInt16LE(2, 16) // executable
+  header.writeUInt16LE(process.arch === 'arm64' ? 62 : 183, 18) // x86-64 on arm64 hosts, aarch64 elsewhere
+  header.writeUInt32LE(1, 20)
+  header.writeUInt16LE(64, 52)
+  writeFileSync(file, header)
+  chmodSync(file, 0o755)
+  return file
 }

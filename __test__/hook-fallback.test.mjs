@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-import { claudeWritesDown, root, runner, spawnAsHost } from './helpers.mjs'
+import { claudeWritesDown, foreignElf, root, runner, spawnAsHost } from './helpers.mjs'
 import { hooksFiles } from '../scripts/hooks-files.mjs'
 
 const NATIVE = join(root, 'native', 'goal-hook')
@@ -37,22 +37,6 @@ function stateRoot(name) {
   const dir = join(base, name, 'goal-system')
   mkdirSync(join(base, name, 'proj'), { recursive: true })
   return dir
-}
-
-/** An executable that is an ELF file for another architecture than this machine's. */
-function foreignElf(file) {
-  const header = Buffer.alloc(64)
-  header.write('\x7fELF', 0, 'latin1')
-  header[4] = 2 // 64-bit
-  header[5] = 1 // little endian
-  header[6] = 1 // ELF version
-  header.writeUInt16LE(2, 16) // executable
-  header.writeUInt16LE(process.arch === 'arm64' ? 62 : 183, 18) // x86-64 on arm64 hosts, aarch64 elsewhere
-  header.writeUInt32LE(1, 20)
-  header.writeUInt16LE(64, 52)
-  writeFileSync(file, header)
-  chmodSync(file, 0o755)
-  return file
 }
 
 /** The hooks-file command of `host` for `event`, placeholders resolved as install does. */

@@ -50,9 +50,10 @@ pub(super) fn on_prompt(
             || goal
                 .as_ref()
                 .is_some_and(|g| goals::unread_interrupt(g, &record));
-        let voice = match asked {
-            true => Some(prompt_voice(store, caller, payload, delivery)?),
-            false => None,
+        let voice = if asked {
+            Some(prompt_voice(store, caller, payload, delivery)?)
+        } else {
+            None
         };
         // A pause that waits for the record needs the goal's one pending slot.
         let waiting = goal.as_ref().is_some_and(|g| g.voice.pending.is_some());
