@@ -369,6 +369,37 @@ export function transcript(server, width = 400) {
     .join('\n')
 }
 
+/**
+ * Claude Code's own record of the sessions under `home`, one short line per entry (type, prompt
+ * id, origin, the start of its text), for a failure's message: which entries came in what order.
+ */
+export function claudeRecordBrief(home, width = 70) {
+  const root = path.join(home, '.claude', 'projects')
+  if (!fs.existsSync(root)) return ''
+  const files = fs
+    .readdirSync(root, { recursive: true })
+    .filter((f) => String(f).endsWith('.jsonl'))
+    .map((f) => path.join(root, String(f)))
+  return files
+    .map((file) => {
+      const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)
+      const brief = lines.map((line, i) => {
+        let e
+        try {
+          e = JSON.parse(line)
+        } catch {
+          return `${i} (not JSON, ${line.length} bytes)`
+        }
+        const content = e.message?.content ?? e.content ?? e.attachment?.type ?? ''
+        const text = Array.isArray(content) ? content.map((b) => b.text ?? b.type).join(' ') : String(content)
+        const kind = [e.type, e.subtype, e.isMeta && 'meta', e.origin?.kind].filter(Boolean).join('/')
+        return `${i} ${kind} ${e.promptId?.slice(0, 8) ?? '-'} ${JSON.stringify(text.slice(0, width))}`
+      })
+      return `\n--- ${path.basename(file)} ---\n${brief.join('\n')}`
+    })
+    .join('')
+}
+
 /** GOAL_E2E_DEBUG=<folder>: write the run's transcript to <folder>/<name>.txt; returns the path. */
 export function debugDump(name, server, extra = '') {
   const dir = process.env.GOAL_E2E_DEBUG

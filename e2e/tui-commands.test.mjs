@@ -34,6 +34,7 @@ import { HOST_PACKAGES } from './install-hosts.mjs'
 import { isSideRequest, messagesText, startModelServer, toolNames, userTexts } from './model-server.mjs'
 import { startTui, tuiUnavailableReason, SCREEN } from './tui.mjs'
 import {
+  claudeRecordBrief,
   goalSystemOnPath,
   installGoalSystem,
   installPlugin,
@@ -268,7 +269,12 @@ describe('README commands typed in the TUIs', { concurrency: CONCURRENCY }, () =
       }
       /** The model's work under way (LONG on screen), then the host's interrupt key; idle again. */
       async function interrupt() {
-        await tui.waitFor((s) => s.includes('setTimeout') && SCREEN[host].busy.test(s), { timeoutMs: 60_000 })
+        await tui
+          .waitFor((s) => s.includes('setTimeout') && SCREEN[host].busy.test(s), { timeoutMs: 60_000 })
+          .catch((e) => {
+            e.message += `${explain()}${claudeRecordBrief(home)}`
+            throw e
+          })
         await sleep(800)
         if (host === 'claude') await tui.esc()
         else await tui.escEsc()

@@ -121,6 +121,9 @@ pub enum Said {
     User,
     /// The host went on (the model answered) without recording it.
     NotUser,
+    /// The model's answer is on record and the prompt not (yet): Claude
+    /// Code's first turn can write the answer first (see [`claude_prompt`]).
+    Answered,
     /// Not yet decided: nothing after the prompt was written yet.
     NotYet,
 }
@@ -138,13 +141,13 @@ pub fn claude_prompt(
     // Claude Code writes a prompt down after its prompt hook returns, but a
     // prompt may already be on disk when the hook reads where the
     // transcript ends (seen now and then with a plugin's command on
-    // 2.1.197): it is taken there too while it ends the record (only its
-    // own lines after it). An older prompt of the user's, replayed by a
-    // forged payload, has the host's answer, block or next prompt after it.
+    // 2.1.197): it is taken there too while it ends the conversation (only
+    // its own lines and bookkeeping after it). An older prompt of the
+    // user's, replayed by a forged payload, has the host's answer, block or
+    // next prompt after it.
     let before = lines_before(path, offset, CLAUDE_LOOKBACK);
     let mut tail = before.iter().rev().take_while(|l| {
-        l.get("promptId").and_then(Value::as_str) == Some(prompt_id)
-            || l.get("type").and_then(Value::as_str) == Some("attachment")
+        l.get("promptId").and_then(Value::as_str) == Some(prompt_id) || !is_turn(l)
     });
     if tail.any(|l| {
         l.get("type").and_then(Value::as_str) == Some("user")
@@ -155,18 +158,38 @@ pub fn claude_prompt(
     let Some((lines, _)) = lines_from(path, offset) else {
         return Said::NotYet;
     };
+    // The model answered after the prompt, so its record should be before
+    // the answer; but a session's first prompt waits for the transcript
+    // file to be created, and an answer that came back fast enough was
+    // seen written ahead of it (2.1.197 under load). All that was written
+    // is read, and an answer alone leaves the caller to wait a little.
+    let mut answered = false;
     for line in &lines {
         let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
             "user" if is_users_prompt(line, prompt_id, fingerprint) => return Said::User,
             "system" if blocked_by_us(line, nonce) => return Said::User,
             "attachment" if queued_by_user(line, fingerprint) => return Said::User,
-            // The model answered after the prompt: its record would be before.
-            "assistant" => return Said::NotUser,
+            "assistant" => answered = true,
             _ => {}
         }
     }
-    Said::NotYet
+    if answered {
+        Said::Answered
+    } else {
+        Said::NotYet
+    }
+}
+
+/// Whether a transcript entry is part of the conversation (a prompt, an
+/// answer, the host's note of a turn) rather than bookkeeping written
+/// between them (`last-prompt`, `mode`, a file-history snapshot, an
+/// attachment), which Claude Code also re-appends as the file grows.
+fn is_turn(line: &Value) -> bool {
+    matches!(
+        line.get("type").and_then(Value::as_str),
+        Some("user" | "assistant" | "system")
+    )
 }
 
 fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
@@ -445,7 +468,7 @@ mod tests {
         // A replay of the earlier prompt: the model answered it.
         assert_eq!(
             claude_prompt(&path, offset, "p0", &fp("/goal cancel"), "n"),
-            Said::NotUser
+            Said::Answered
         );
         // Nor a prompt that another entry follows before the offset.
         let meta = json!({"type": "user", "promptId": "p1", "isMeta": true, "message": {"content": "body"}});
@@ -483,7 +506,60 @@ mod tests {
         write(&dir, &lines);
         assert_eq!(
             claude_prompt(&path, 0, "p1", &fp("/goal cancel"), "n"),
-            Said::NotUser
+            Said::Answered
+        );
+    }
+
+    #[test]
+    fn a_first_prompt_written_after_its_answer_is_still_the_users() {
+        // A session's first turn: the hook found no transcript (offset 0),
+        // and the fast answer reached the file before the prompt did.
+        let dir = TempDir::new("records-first");
+        let meta = json!({"type": "last-prompt", "sessionId": "s"});
+        let answer =
+            json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "ok"}]}});
+        let path = write(&dir, &[meta.clone(), answer.clone()]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p1", &fp("/goal pause"), "n"),
+            Said::Answered,
+            "the answer alone"
+        );
+        write(&dir, &[meta, answer, typed_again()]);
+        assert_eq!(
+            claude_prompt(&path, 0, "p1", &fp("/goal pause"), "n"),
+            Said::User
+        );
+    }
+
+    #[test]
+    fn bookkeeping_between_a_prompt_and_the_hooks_read_does_not_hide_it() {
+        // Claude Code re-appends its session metadata as the file grows, and
+        // writes file-history snapshots: neither is a turn of the conversation.
+        let dir = TempDir::new("records-bookkeeping");
+        let bookkeeping = [
+            json!({"type": "last-prompt", "lastPrompt": "x", "sessionId": "s"}),
+            json!({"type": "mode", "mode": "normal", "sessionId": "s"}),
+            json!({"type": "permission-mode", "permissionMode": "default", "sessionId": "s"}),
+            json!({"type": "file-history-snapshot", "messageId": "m"}),
+        ];
+        let mut lines = vec![typed_again()];
+        lines.extend(bookkeeping.iter().cloned());
+        let path = write(&dir, &lines);
+        let offset = end_of(&path);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal pause"), "n"),
+            Said::User
+        );
+        // A turn between them still hides it (the host answered it).
+        lines.insert(
+            1,
+            json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "ok"}]}}),
+        );
+        let path = write(&dir, &lines);
+        let offset = end_of(&path);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal pause"), "n"),
+            Said::NotYet
         );
     }
 

@@ -321,6 +321,49 @@ fn claude_commands_stand_once_the_transcript_has_them_and_are_rolled_back_otherw
 }
 
 #[test]
+fn a_first_prompt_the_host_writes_after_its_answer_stands() {
+    // Claude Code 2.1.197 under load: the session's transcript did not exist
+    // when the prompt hook ran, and the answer reached it before the prompt.
+    let env = Env::new();
+    let t = transcript(&env);
+    let host = Origin::host(Host::Claude);
+    env.hook(
+        Host::Claude,
+        &host,
+        "UserPromptSubmit",
+        claude_payload(&env, &t, "p1", "/goal ship it"),
+    );
+    append(&t, json!({"type": "last-prompt", "sessionId": S}));
+    append(
+        &t,
+        json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "Looking at it first."}]}}),
+    );
+    // The status line settles with no wait: an answer alone decides nothing.
+    crate::provenance::settle(&env.store(), S, Duration::ZERO);
+    assert!(env.goal().unwrap().voice.pending.is_some());
+    let late = t.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        append(
+            &late,
+            json!({"type": "user", "promptId": "p1", "message": {"content": "<command-message>goal</command-message>\n<command-name>/goal</command-name>\n<command-args>ship it</command-args>"}}),
+        );
+    });
+    let answer = env.hook(Host::Claude, &host, "Stop", stop(&env, &t));
+    writer.join().unwrap();
+    let goal = env.goal().unwrap();
+    assert!(
+        goal.is_open() && goal.voice.pending.is_none() && goal.voice.refused.is_empty(),
+        "{:?} {answer}",
+        goal.voice
+    );
+    assert!(
+        !answer.to_string().contains("refused"),
+        "the user's goal was not refused: {answer}"
+    );
+}
+
+#[test]
 fn claude_payloads_without_its_own_transcript_or_shape_are_refused() {
     let env = Env::new();
     let t = transcript(&env);
