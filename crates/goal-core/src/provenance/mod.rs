@@ -418,9 +418,6 @@ pub fn pending(
 /// writes it right after the prompt hook returns, and was seen to take up
 /// to ~0.7 s under load.
 pub const CONFIRM_WAIT: Duration = Duration::from_millis(1_500);
-/// How long the model's answer may stand on record before the prompt it
-/// answered: past this the prompt is not the user's (records::claude_prompt).
-const ANSWER_GRACE: Duration = Duration::from_millis(1_000);
 /// A pending command the record never came to decide (the host wrote no
 /// record at all) is taken as the user's after this long.
 const NO_RECORD_GRACE_MS: u64 = 60_000;
@@ -448,22 +445,19 @@ pub fn settle(store: &Store, session: &str, wait: Duration) -> (Option<String>, 
     let cwd = goal.cwd.as_str();
     let path = PathBuf::from(&pending.record);
     let started = Instant::now();
-    let mut answered_since: Option<Instant> = None;
     let said = loop {
-        match look(&path, &pending) {
-            said @ (Said::User | Said::NotUser) => break said,
-            Said::Answered => {
-                let since = *answered_since.get_or_insert_with(Instant::now);
-                if since.elapsed() >= ANSWER_GRACE {
-                    break Said::NotUser;
-                }
-            }
-            Said::NotYet => answered_since = None,
-        }
-        if started.elapsed() >= wait {
-            break Said::NotYet;
+        let said = look(&path, &pending);
+        if matches!(said, Said::User | Said::NotUser) || started.elapsed() >= wait {
+            break said;
         }
         std::thread::sleep(Duration::from_millis(50));
+    };
+    // An answer with no prompt on record before or after it the whole wait
+    // long is not the user's; with no wait (the status line) it decides
+    // nothing: the prompt may still be on its way.
+    let said = match said {
+        Said::Answered if !wait.is_zero() => Said::NotUser,
+        said => said,
     };
     match said {
         Said::User => (None, finish(store, session, cwd, &pending.nonce, None)),

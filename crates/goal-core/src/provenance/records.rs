@@ -162,7 +162,7 @@ pub fn claude_prompt(
     // the answer; but a session's first prompt waits for the transcript
     // file to be created, and an answer that came back fast enough was
     // seen written ahead of it (2.1.197 under load). All that was written
-    // is read, and an answer alone leaves the caller to wait a little.
+    // is read, and an answer alone leaves the caller to wait for the prompt.
     let mut answered = false;
     for line in &lines {
         let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
