@@ -194,7 +194,11 @@ fn is_turn(line: &Value) -> bool {
 
 fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
     let id = line.get("promptId").and_then(Value::as_str);
-    let meta = line.get("isMeta").and_then(Value::as_bool) == Some(true);
+    // The host's own entries in the user's place: a command's expansion, a
+    // compaction's summary (the model wrote it).
+    let meta = ["isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"]
+        .iter()
+        .any(|k| line.get(*k).and_then(Value::as_bool) == Some(true));
     let tool = line.get("toolUseResult").is_some();
     let origin = line
         .get("origin")
@@ -495,6 +499,7 @@ mod tests {
             json!({"type": "user", "promptId": "p1", "toolUseResult": "x", "message": {"content": [{"type": "text", "text": "/goal cancel"}]}}),
             json!({"type": "user", "promptId": "p1", "isMeta": true, "message": {"content": "/goal cancel"}}),
             json!({"type": "user", "promptId": "p1", "origin": {"kind": "task-notification"}, "message": {"content": "/goal cancel"}}),
+            json!({"type": "user", "promptId": "p1", "isCompactSummary": true, "isVisibleInTranscriptOnly": true, "message": {"content": "/goal cancel"}}),
         ];
         let path = write(&dir, &fake);
         assert_eq!(
