@@ -42,7 +42,10 @@ pub fn unread_interrupt(goal: &Goal, record: &Path) -> bool {
 pub fn pin_record(store: &Store, caller: &Caller, record: &Path, offset: u64) -> Result<()> {
     let key = record_key(record);
     store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
-        let Some(mut goal) = current.filter(|g| g.voice.record_key.is_empty()) else {
+        // Only a record on disk is pinned: a pinned record gone missing is
+        // taken as tampered with (provenance::awaits_record).
+        let Some(mut goal) = current.filter(|g| g.voice.record_key.is_empty() && record.exists())
+        else {
             return Ok((Change::None, ()));
         };
         goal.voice.record_key = key.clone();
@@ -72,6 +75,9 @@ pub fn note_interrupt(
             return Ok((Change::None, None));
         };
         if goal.voice.record_key.is_empty() {
+            if !record.exists() {
+                return Ok((Change::None, None));
+            }
             goal.voice.record_key = key.clone();
             goal.voice.record_offset = records::end_of(record);
             return Ok((Change::Save(goal), None));

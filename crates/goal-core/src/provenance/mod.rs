@@ -221,8 +221,17 @@ pub(crate) fn awaits_record(
     if payload.prompt_id.is_empty() {
         return Voice::Refused(format!("the payload carries no {}", names.id));
     }
+    // The record a goal was confirmed in cannot be missing: moved aside for
+    // this read, it would leave the command nothing to be checked against.
+    let offset = match std::fs::metadata(&record) {
+        Ok(meta) => meta.len(),
+        Err(_) if !pinned.is_empty() => {
+            return Voice::Refused(format!("this session's {} is missing", names.record))
+        }
+        Err(_) => 0,
+    };
     Voice::Provisional {
-        offset: records::end_of(&record),
+        offset,
         record,
         prompt_id: payload.prompt_id.clone(),
     }
@@ -444,9 +453,10 @@ pub fn settle(store: &Store, session: &str, wait: Duration) -> (Option<String>, 
     };
     let cwd = goal.cwd.as_str();
     let path = PathBuf::from(&pending.record);
+    let pinned = goal.voice.record_key == redact::fingerprint(&pending.record);
     let started = Instant::now();
     let said = loop {
-        let said = look(&path, &pending);
+        let said = look(&path, &pending, pinned);
         if matches!(said, Said::User | Said::NotUser) || started.elapsed() >= wait {
             break said;
         }
@@ -474,12 +484,13 @@ pub fn settle(store: &Store, session: &str, wait: Duration) -> (Option<String>, 
 }
 
 /// What the record says now. A record that vanished, or shrank below where
-/// the command found it, was tampered with: not the user's. One that never
-/// existed (the host keeps none) is taken as the user's after a grace time.
-fn look(path: &Path, pending: &PendingCommand) -> Said {
+/// the command found it, or the goal's `pinned` record gone, was tampered
+/// with: not the user's. One that never existed (the host keeps none) is
+/// taken as the user's after a grace time.
+fn look(path: &Path, pending: &PendingCommand, pinned: bool) -> Said {
     let exists = path.exists();
     if !exists || records::end_of(path) < pending.offset {
-        if pending.offset > 0 {
+        if pending.offset > 0 || pinned {
             return Said::NotUser;
         }
         return if clock::now_ms().saturating_sub(pending.at_ms) > NO_RECORD_GRACE_MS {
@@ -525,8 +536,11 @@ fn finish(
             return Ok((Change::None, ()));
         };
         let Some(why) = refused else {
-            // Confirmed: the session's record is the one it was found in.
-            goal.voice.record_key = redact::fingerprint(&pending.record);
+            // Confirmed: the session's record is the one it was found in
+            // (none when the host keeps none: see goals::voice::pin_record).
+            if Path::new(&pending.record).exists() {
+                goal.voice.record_key = redact::fingerprint(&pending.record);
+            }
             return Ok((Change::Save(goal), ()));
         };
         let note = RefusedCommand {

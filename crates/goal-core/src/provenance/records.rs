@@ -158,11 +158,13 @@ pub fn claude_prompt(
     let Some((lines, _)) = lines_from(path, offset) else {
         return Said::NotYet;
     };
-    // The model answered after the prompt, so its record should be before
-    // the answer; but a session's first prompt waits for the transcript
-    // file to be created, and an answer that came back fast enough was
-    // seen written ahead of it (2.1.197 under load). All that was written
-    // is read, and an answer alone leaves the caller to wait for the prompt.
+    // The model answered after the prompt, so its record is before the
+    // answer; but a session's first prompt waits for the transcript file to
+    // be created (the hook found none: offset 0), and an answer that came
+    // back fast enough was seen written ahead of it (2.1.197 under load).
+    // There an answer alone leaves the caller to wait for the prompt, up to
+    // the first entry of another prompt (Claude stamps each user entry with
+    // the prompt current then).
     let mut answered = false;
     for line in &lines {
         let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
@@ -170,7 +172,9 @@ pub fn claude_prompt(
             "user" if is_users_prompt(line, prompt_id, fingerprint) => return Said::User,
             "system" if blocked_by_us(line, nonce) => return Said::User,
             "attachment" if queued_by_user(line, fingerprint) => return Said::User,
+            "assistant" if offset > 0 => return Said::NotUser,
             "assistant" => answered = true,
+            "user" if another_prompt(line, prompt_id) => return Said::NotUser,
             _ => {}
         }
     }
@@ -209,6 +213,12 @@ fn is_users_prompt(line: &Value, prompt_id: &str, fingerprint: &str) -> bool {
     }
     let text = message_text(line.get("message"));
     texts_of(&text).any(|t| redact::fingerprint(&t) == fingerprint)
+}
+
+fn another_prompt(line: &Value, prompt_id: &str) -> bool {
+    line.get("promptId")
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.is_empty() && id != prompt_id)
 }
 
 fn blocked_by_us(line: &Value, nonce: &str) -> bool {
@@ -449,8 +459,8 @@ mod tests {
         );
         assert_eq!(
             claude_prompt(&path, offset, "p2", &fp("/goal cancel: r"), "n"),
-            Said::NotYet,
-            "other id"
+            Said::NotUser,
+            "other id: another prompt was written where this one would be"
         );
     }
 
@@ -472,7 +482,7 @@ mod tests {
         // A replay of the earlier prompt: the model answered it.
         assert_eq!(
             claude_prompt(&path, offset, "p0", &fp("/goal cancel"), "n"),
-            Said::Answered
+            Said::NotUser
         );
         // Nor a prompt that another entry follows before the offset.
         let meta = json!({"type": "user", "promptId": "p1", "isMeta": true, "message": {"content": "body"}});
@@ -529,10 +539,45 @@ mod tests {
             Said::Answered,
             "the answer alone"
         );
-        write(&dir, &[meta, answer, typed_again()]);
+        write(&dir, &[meta.clone(), answer.clone(), typed_again()]);
         assert_eq!(
             claude_prompt(&path, 0, "p1", &fp("/goal pause"), "n"),
             Said::User
+        );
+        // Only where the hook found no record: past an offset the answer
+        // comes after the prompt.
+        let path = write(&dir, &[meta.clone()]);
+        let offset = end_of(&path);
+        write(&dir, &[meta, answer, typed_again()]);
+        assert_eq!(
+            claude_prompt(&path, offset, "p1", &fp("/goal pause"), "n"),
+            Said::NotUser
+        );
+    }
+
+    #[test]
+    fn a_record_the_hook_found_missing_holds_no_replay_of_an_earlier_prompt() {
+        // The record moved aside while a forged payload replayed an earlier
+        // prompt of the user's (offset 0): the scan stops at the first entry
+        // of another prompt.
+        let dir = TempDir::new("records-replay");
+        let turn = |id: &str, text: &str| {
+            [
+                json!({"type": "user", "promptId": id, "origin": {"kind": "human"}, "message": {"content": text}}),
+                json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "on it"}]}}),
+            ]
+        };
+        let mut lines = turn("p1", "/goal ship it").to_vec();
+        lines.extend(turn("p2", "/goal rewrite the auth module"));
+        let path = write(&dir, &lines);
+        assert_eq!(
+            claude_prompt(&path, 0, "p2", &fp("/goal rewrite the auth module"), "n"),
+            Said::NotUser
+        );
+        assert_eq!(
+            claude_prompt(&path, 0, "p1", &fp("/goal ship it"), "n"),
+            Said::User,
+            "the record's first prompt, as in the race it is read for"
         );
     }
 

@@ -657,3 +657,98 @@ fn a_pause_by_interrupt_on_claude_stands_only_if_the_transcript_has_the_prompt()
     let goal = env.goal().unwrap();
     assert_eq!(goal.voice.refused.len(), 1, "{:?}", goal.voice.refused);
 }
+
+/// Move the session's transcript back `by` ms in a pending command's clock:
+/// stands in for the time the host keeps writing no record.
+fn age_pending(env: &Env, by: u64) {
+    env.store()
+        .modify(S, Some(&env.cwd()), |g, _| {
+            let mut g = g.unwrap();
+            g.voice.pending.as_mut().unwrap().at_ms -= by;
+            Ok((crate::store::Change::Save(g), ()))
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_command_while_the_goals_transcript_is_moved_aside_is_refused() {
+    // review 15 H1/M1: `mv T T.x; <forged hook>; mv T.x T` in one Bash call
+    // changes no byte of Claude's record; the hook would find none (offset 0)
+    // and could match a replay anywhere in it, or wait out the grace for a
+    // host that keeps no record.
+    let env = Env::new();
+    let t = transcript(&env);
+    let host = Origin::host(Host::Claude);
+    claude_goal(&env, &t, &host);
+    append(
+        &t,
+        json!({"type": "assistant", "message": {"content": [{"type": "text", "text": "on it"}]}}),
+    );
+    let aside = t.with_extension("x");
+    fs::rename(&t, &aside).unwrap();
+    let answer = env.hook(
+        Host::Claude,
+        &host,
+        "UserPromptSubmit",
+        claude_payload(&env, &t, "p1", "/goal cancel: done enough"),
+    );
+    fs::rename(&aside, &t).unwrap();
+    let goal = env.goal().unwrap();
+    assert!(
+        goal.is_open() && goal.voice.pending.is_none(),
+        "{:?} {answer}",
+        goal.voice
+    );
+    assert!(
+        goal.voice.refused[0].why.contains("transcript is missing"),
+        "{:?}",
+        goal.voice.refused
+    );
+    let replay = env.hook(
+        Host::Claude,
+        &host,
+        "UserPromptSubmit",
+        claude_payload(&env, &t, "p1", "/goal ship it"),
+    );
+    assert!(
+        env.goal().unwrap().voice.pending.is_some(),
+        "with the record in place a command waits for it as before: {replay}"
+    );
+}
+
+#[test]
+fn a_host_that_keeps_no_transcript_pins_none_and_its_commands_still_stand() {
+    // Claude Code run without session persistence: no transcript is ever
+    // written. The user's command stands after the grace; no record is
+    // pinned, so the next command is not refused as a record gone missing.
+    let env = Env::new();
+    let t = transcript(&env);
+    let host = Origin::host(Host::Claude);
+    env.hook(
+        Host::Claude,
+        &host,
+        "UserPromptSubmit",
+        claude_payload(&env, &t, "p1", "/goal ship it"),
+    );
+    age_pending(&env, 61_000);
+    env.hook(Host::Claude, &host, "Stop", stop(&env, &t));
+    let goal = env.goal().unwrap();
+    assert!(
+        goal.is_open() && goal.voice.pending.is_none() && goal.voice.record_key.is_empty(),
+        "{:?}",
+        goal.voice
+    );
+    activate(&env);
+    env.hook(
+        Host::Claude,
+        &host,
+        "UserPromptSubmit",
+        claude_payload(&env, &t, "p2", "/goal pause"),
+    );
+    let goal = env.goal().unwrap();
+    assert!(
+        goal.voice.refused.is_empty() && goal.voice.pending.is_some(),
+        "{:?}",
+        goal.voice
+    );
+}
