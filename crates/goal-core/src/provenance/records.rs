@@ -546,7 +546,7 @@ mod tests {
         );
         // Only where the hook found no record: past an offset the answer
         // comes after the prompt.
-        let path = write(&dir, &[meta.clone()]);
+        let path = write(&dir, std::slice::from_ref(&meta));
         let offset = end_of(&path);
         write(&dir, &[meta, answer, typed_again()]);
         assert_eq!(
