@@ -162,9 +162,10 @@ pub fn claude_prompt(
     // answer; but a session's first prompt waits for the transcript file to
     // be created (the hook found none: offset 0), and an answer that came
     // back fast enough was seen written ahead of it (2.1.197 under load).
-    // There an answer alone leaves the caller to wait for the prompt, up to
-    // the first entry of another prompt (Claude stamps each user entry with
-    // the prompt current then).
+    // There an answer alone leaves the caller to wait for the prompt, and
+    // the first entry of another prompt ends the search (Claude stamps each
+    // user entry with the prompt current then): the whole record is read
+    // from 0, and a replay of an earlier prompt must not be found in it.
     let mut answered = false;
     for line in &lines {
         let kind = line.get("type").and_then(Value::as_str).unwrap_or("");
@@ -174,7 +175,7 @@ pub fn claude_prompt(
             "attachment" if queued_by_user(line, fingerprint) => return Said::User,
             "assistant" if offset > 0 => return Said::NotUser,
             "assistant" => answered = true,
-            "user" if another_prompt(line, prompt_id) => return Said::NotUser,
+            "user" if offset == 0 && another_prompt(line, prompt_id) => return Said::NotUser,
             _ => {}
         }
     }
@@ -459,8 +460,8 @@ mod tests {
         );
         assert_eq!(
             claude_prompt(&path, offset, "p2", &fp("/goal cancel: r"), "n"),
-            Said::NotUser,
-            "other id: another prompt was written where this one would be"
+            Said::NotYet,
+            "other id"
         );
     }
 
