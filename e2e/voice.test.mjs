@@ -187,12 +187,13 @@ describe('the agent cannot speak as the user: Claude Code', {
       // byte of the record changes, but the session's record is missing when the command arrives.
       // The tool's own shell execs the script, so the hook keeps the host's shape (a session
       // leader right under Claude Code) and only the record can tell.
-      forge(
-        (p) =>
-          `printf %s ${b64(
-            `rm -f forge.sh; T=$(ls "$HOME"/.claude/projects/*/*.jsonl | head -1); mv "$T" "$T.x"; (sleep 2; mv "$T.x" "$T") >/dev/null 2>&1 &\necho ${quoteSh(p)} > p.json; exec /bin/sh -c ${quoteSh(hooksCommand)} < p.json\n`,
-          )} | base64 -d > forge.sh && exec sh forge.sh`,
-      ),
+      forge((p) => {
+        const T = quoteSh(JSON.parse(p).transcript_path)
+        const aside = quoteSh(`${JSON.parse(p).transcript_path}.x`)
+        const script = `rm -f forge.sh; mv ${T} ${aside}; (sleep 2; mv ${aside} ${T}) >/dev/null 2>&1 &
+echo ${quoteSh(p)} > p.json; exec /bin/sh -c ${quoteSh(hooksCommand)} < p.json\n`
+        return `printf %s ${b64(script)} | base64 -d > forge.sh && exec sh forge.sh`
+      }),
       { text: 'I will stop here.' },
       goal('goal_system_close', { status: 'blocked', reason: 'the test ends here' }),
       { text: 'Closed as blocked.' },

@@ -209,6 +209,16 @@ fn claude_payload(env: &Env, transcript: &Path, prompt_id: &str, text: &str) -> 
         "transcript_path": transcript.to_string_lossy(), "prompt_id": prompt_id, "prompt": text})
 }
 
+/// A prompt through Claude Code's hook, run as the host runs it.
+fn claude_says(env: &Env, transcript: &Path, prompt_id: &str, text: &str) -> Value {
+    env.hook(
+        Host::Claude,
+        &Origin::host(Host::Claude),
+        "UserPromptSubmit",
+        claude_payload(env, transcript, prompt_id, text),
+    )
+}
+
 fn stop(env: &Env, transcript: &Path) -> Value {
     json!({"session_id": S, "cwd": env.cwd(), "hook_event_name": "Stop",
         "transcript_path": transcript.to_string_lossy(), "stop_hook_active": false})
@@ -327,12 +337,7 @@ fn a_first_prompt_the_host_writes_after_its_answer_stands() {
     let env = Env::new();
     let t = transcript(&env);
     let host = Origin::host(Host::Claude);
-    env.hook(
-        Host::Claude,
-        &host,
-        "UserPromptSubmit",
-        claude_payload(&env, &t, "p1", "/goal ship it"),
-    );
+    claude_says(&env, &t, "p1", "/goal ship it");
     append(&t, json!({"type": "last-prompt", "sessionId": S}));
     append(
         &t,
@@ -686,12 +691,7 @@ fn a_command_while_the_goals_transcript_is_moved_aside_is_refused() {
     );
     let aside = t.with_extension("x");
     fs::rename(&t, &aside).unwrap();
-    let answer = env.hook(
-        Host::Claude,
-        &host,
-        "UserPromptSubmit",
-        claude_payload(&env, &t, "p1", "/goal cancel: done enough"),
-    );
+    let answer = claude_says(&env, &t, "p1", "/goal cancel: done enough");
     fs::rename(&aside, &t).unwrap();
     let goal = env.goal().unwrap();
     assert!(
@@ -704,12 +704,7 @@ fn a_command_while_the_goals_transcript_is_moved_aside_is_refused() {
         "{:?}",
         goal.voice.refused
     );
-    let replay = env.hook(
-        Host::Claude,
-        &host,
-        "UserPromptSubmit",
-        claude_payload(&env, &t, "p1", "/goal ship it"),
-    );
+    let replay = claude_says(&env, &t, "p1", "/goal ship it");
     assert!(
         env.goal().unwrap().voice.pending.is_some(),
         "with the record in place a command waits for it as before: {replay}"
@@ -724,12 +719,7 @@ fn a_host_that_keeps_no_transcript_pins_none_and_its_commands_still_stand() {
     let env = Env::new();
     let t = transcript(&env);
     let host = Origin::host(Host::Claude);
-    env.hook(
-        Host::Claude,
-        &host,
-        "UserPromptSubmit",
-        claude_payload(&env, &t, "p1", "/goal ship it"),
-    );
+    claude_says(&env, &t, "p1", "/goal ship it");
     age_pending(&env, 61_000);
     env.hook(Host::Claude, &host, "Stop", stop(&env, &t));
     let goal = env.goal().unwrap();
@@ -739,12 +729,7 @@ fn a_host_that_keeps_no_transcript_pins_none_and_its_commands_still_stand() {
         goal.voice
     );
     activate(&env);
-    env.hook(
-        Host::Claude,
-        &host,
-        "UserPromptSubmit",
-        claude_payload(&env, &t, "p2", "/goal pause"),
-    );
+    claude_says(&env, &t, "p2", "/goal pause");
     let goal = env.goal().unwrap();
     assert!(
         goal.voice.refused.is_empty() && goal.voice.pending.is_some(),
