@@ -663,8 +663,8 @@ fn a_pause_by_interrupt_on_claude_stands_only_if_the_transcript_has_the_prompt()
     assert_eq!(goal.voice.refused.len(), 1, "{:?}", goal.voice.refused);
 }
 
-/// Move the session's transcript back `by` ms in a pending command's clock:
-/// stands in for the time the host keeps writing no record.
+/// Set the pending command's clock back `by` ms: stands in for the time a
+/// host that keeps no record lets pass.
 fn age_pending(env: &Env, by: u64) {
     env.store()
         .modify(S, Some(&env.cwd()), |g, _| {
