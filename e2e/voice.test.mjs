@@ -188,8 +188,9 @@ describe('the agent cannot speak as the user: Claude Code', {
       // The tool's own shell execs the script, so the hook keeps the host's shape (a session
       // leader right under Claude Code) and only the record can tell.
       forge((p) => {
-        const T = quoteSh(JSON.parse(p).transcript_path)
-        const aside = quoteSh(`${JSON.parse(p).transcript_path}.x`)
+        const { transcript_path } = JSON.parse(p)
+        const T = quoteSh(transcript_path)
+        const aside = quoteSh(`${transcript_path}.x`)
         const script = `rm -f forge.sh; mv ${T} ${aside}; (sleep 2; mv ${aside} ${T}) >/dev/null 2>&1 &
 echo ${quoteSh(p)} > p.json; exec /bin/sh -c ${quoteSh(hooksCommand)} < p.json\n`
         return `printf %s ${b64(script)} | base64 -d > forge.sh && exec sh forge.sh`

@@ -21,11 +21,6 @@ pub fn attach_pending(store: &Store, caller: &Caller, pending: PendingCommand) -
     Ok(())
 }
 
-/// How a goal names the record it reads (`Goal::voice.record_key`).
-fn record_key(record: &Path) -> String {
-    crate::redact::fingerprint(&record.to_string_lossy())
-}
-
 /// Whether `record` holds an interrupt that [`note_interrupt`] would pause
 /// the working `goal` for: its own record, past where the goal read it last.
 /// A prompt hook looks first, so that it asks who delivered the prompt only
@@ -33,19 +28,18 @@ fn record_key(record: &Path) -> String {
 /// this look and `note_interrupt`'s (which then leaves it for the next prompt).
 pub fn unread_interrupt(goal: &Goal, record: &Path) -> bool {
     goal.is_working()
-        && goal.voice.record_key == record_key(record)
+        && goal.voice.record_key == records::key(record)
         && records::interrupt(record, goal.voice.record_offset).0
 }
 
 /// Pin `record` as the session's record for a goal not yet reading one, from
 /// `offset` on (where the host recorded what opened the goal).
 pub fn pin_record(store: &Store, caller: &Caller, record: &Path, offset: u64) -> Result<()> {
-    let key = record_key(record);
+    let Some(key) = records::key_on_disk(record) else {
+        return Ok(());
+    };
     store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
-        // Only a record on disk is pinned: a pinned record gone missing is
-        // taken as tampered with (provenance::awaits_record).
-        let Some(mut goal) = current.filter(|g| g.voice.record_key.is_empty() && record.exists())
-        else {
+        let Some(mut goal) = current.filter(|g| g.voice.record_key.is_empty()) else {
             return Ok((Change::None, ()));
         };
         goal.voice.record_key = key.clone();
@@ -69,16 +63,16 @@ pub fn note_interrupt(
     record: &Path,
     may_pause: bool,
 ) -> Result<Option<Goal>> {
-    let key = record_key(record);
+    let key = records::key(record);
     let (paused, _) = store.modify(&caller.session_id, Some(&caller.cwd), |current, _| {
         let Some(mut goal) = current.filter(Goal::is_open) else {
             return Ok((Change::None, None));
         };
         if goal.voice.record_key.is_empty() {
-            if !record.exists() {
+            let Some(pin) = records::key_on_disk(record) else {
                 return Ok((Change::None, None));
-            }
-            goal.voice.record_key = key.clone();
+            };
+            goal.voice.record_key = pin;
             goal.voice.record_offset = records::end_of(record);
             return Ok((Change::Save(goal), None));
         }

@@ -212,7 +212,7 @@ pub(crate) fn awaits_record(
             names.record, names.host
         ));
     };
-    if !pinned.is_empty() && redact::fingerprint(&record.to_string_lossy()) != pinned {
+    if !pinned.is_empty() && records::key(&record) != pinned {
         return Voice::Refused(format!(
             "it names another {} than this session's",
             names.record
@@ -453,7 +453,7 @@ pub fn settle(store: &Store, session: &str, wait: Duration) -> (Option<String>, 
     };
     let cwd = goal.cwd.as_str();
     let path = PathBuf::from(&pending.record);
-    let pinned = goal.voice.record_key == redact::fingerprint(&pending.record);
+    let pinned = goal.voice.record_key == records::key(&path);
     let started = Instant::now();
     let said = loop {
         let said = look(&path, &pending, pinned);
@@ -537,9 +537,9 @@ fn finish(
         };
         let Some(why) = refused else {
             // Confirmed: the session's record is the one it was found in
-            // (none when the host keeps none: see goals::voice::pin_record).
-            if Path::new(&pending.record).exists() {
-                goal.voice.record_key = redact::fingerprint(&pending.record);
+            // (none when the host keeps none).
+            if let Some(key) = records::key_on_disk(Path::new(&pending.record)) {
+                goal.voice.record_key = key;
             }
             return Ok((Change::Save(goal), ()));
         };

@@ -15,6 +15,19 @@ use crate::redact;
 /// Most bytes read past an offset in one go.
 const MAX_READ: u64 = 8 << 20;
 
+/// How a goal names the record it reads and was confirmed in
+/// (`Goal::voice.record_key`).
+pub fn key(record: &Path) -> String {
+    redact::fingerprint(&record.to_string_lossy())
+}
+
+/// [`key`] for a record on disk, the only kind a goal pins: a pinned record
+/// gone missing is taken as tampered with (`provenance::awaits_record`), so
+/// a host that keeps no record must leave none pinned.
+pub fn key_on_disk(record: &Path) -> Option<String> {
+    record.exists().then(|| key(record))
+}
+
 /// The size of a record file now (0 when it does not exist yet).
 pub fn end_of(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
